@@ -1,0 +1,182 @@
+// Package stream frames and transcodes LLM response streams incrementally:
+// it reassembles server-sent events from arbitrary write boundaries, feeds
+// them through a translate.StreamDecoder and a translate.StreamEncoder, and
+// frames the result for the client. Memory per stream is bounded by the
+// largest single event, however long the stream runs.
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// DefaultMaxEventSize bounds one upstream event (an incomplete line plus the
+// data of the event being assembled). A tool call's whole arguments can come
+// in one event from some servers, so it is generous.
+const DefaultMaxEventSize = 16 << 20
+
+// ErrEventTooLarge is returned when one event exceeds the size limit.
+var ErrEventTooLarge = errors.New("stream: event exceeds size limit")
+
+// Framer splits an upstream body into events.
+type Framer interface {
+	// Feed consumes the next chunk of the body, calling fn for every event
+	// completed by it. name and data are only valid during the call.
+	Feed(p []byte, fn func(name string, data []byte)) error
+	// Close is called at the end of the body and flushes a final event that
+	// lacked its terminating blank line.
+	Close(fn func(name string, data []byte)) error
+}
+
+// SSEParser is a Framer for text/event-stream bodies, following the
+// WHATWG event-stream rules: lines end in LF, CRLF or CR; "data:" lines are
+// joined with LF; "event:" names the event; comments and "id:"/"retry:" are
+// ignored; a blank line dispatches. One leniency: a line that is not a field
+// but starts with '{' is taken as data, because some servers send bare JSON
+// error lines mid-stream.
+//
+// Each byte is scanned once: only an incomplete trailing line is carried to
+// the next Feed.
+type SSEParser struct {
+	MaxEventSize int // 0 means DefaultMaxEventSize
+
+	line    []byte // incomplete line carried across Feed calls
+	name    []byte
+	data    []byte
+	hasData bool
+	skipLF  bool // the previous chunk ended in CR: a leading LF belongs to it
+}
+
+// Feed implements Framer.
+func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error {
+	max := p.MaxEventSize
+	if max <= 0 {
+		max = DefaultMaxEventSize
+	}
+	if p.skipLF && len(chunk) > 0 {
+		p.skipLF = false
+		if chunk[0] == '\n' {
+			chunk = chunk[1:]
+		}
+	}
+	for len(chunk) > 0 {
+		i := bytes.IndexAny(chunk, "\r\n")
+		if i < 0 {
+			if len(p.line)+len(chunk)+len(p.data) > max {
+				return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, max)
+			}
+			p.line = append(p.line, chunk...)
+			return nil
+		}
+		var line []byte
+		if len(p.line) > 0 {
+			p.line = append(p.line, chunk[:i]...)
+			line = p.line
+		} else {
+			line = chunk[:i]
+		}
+		if chunk[i] == '\r' {
+			if i+1 < len(chunk) {
+				if chunk[i+1] == '\n' {
+					i++
+				}
+			} else {
+				p.skipLF = true
+			}
+		}
+		chunk = chunk[i+1:]
+		if err := p.processLine(line, fn, max); err != nil {
+			return err
+		}
+		p.line = p.line[:0]
+	}
+	return nil
+}
+
+func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) error {
+	if len(line) == 0 {
+		p.dispatch(fn)
+		return nil
+	}
+	if line[0] == ':' {
+		return nil // comment
+	}
+	field, value := line, []byte(nil)
+	if c := bytes.IndexByte(line, ':'); c >= 0 {
+		field, value = line[:c], line[c+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	} else if line[0] == '{' || line[0] == '[' {
+		field, value = []byte("data"), line
+	}
+	switch string(field) {
+	case "data":
+		if len(p.data)+len(value)+1 > max {
+			return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, max)
+		}
+		if p.hasData {
+			p.data = append(p.data, '\n')
+		}
+		p.data = append(p.data, value...)
+		p.hasData = true
+	case "event":
+		p.name = append(p.name[:0], value...)
+	default:
+		if line[0] == '{' || line[0] == '[' {
+			// A bare JSON line that happens to contain a colon.
+			if p.hasData {
+				p.data = append(p.data, '\n')
+			}
+			p.data = append(p.data, line...)
+			p.hasData = true
+		}
+		// "id", "retry" and unknown fields are ignored.
+	}
+	return nil
+}
+
+func (p *SSEParser) dispatch(fn func(string, []byte)) {
+	if p.hasData {
+		fn(string(p.name), p.data)
+	}
+	p.name = p.name[:0]
+	p.data = p.data[:0]
+	p.hasData = false
+}
+
+// Close implements Framer.
+func (p *SSEParser) Close(fn func(name string, data []byte)) error {
+	if len(p.line) > 0 {
+		if err := p.processLine(p.line, fn, 1<<62); err != nil {
+			return err
+		}
+		p.line = p.line[:0]
+	}
+	p.dispatch(fn)
+	return nil
+}
+
+// AppendSSE appends one server-sent event: an "event:" line when name is not
+// empty, then data as one "data:" line per line of data, then a blank line.
+func AppendSSE(dst []byte, name string, data []byte) []byte {
+	if name != "" {
+		dst = append(dst, "event: "...)
+		dst = append(dst, name...)
+		dst = append(dst, '\n')
+	}
+	for {
+		i := bytes.IndexByte(data, '\n')
+		dst = append(dst, "data: "...)
+		if i < 0 {
+			dst = append(dst, data...)
+			dst = append(dst, '\n')
+			break
+		}
+		dst = append(dst, data[:i]...)
+		dst = append(dst, '\n')
+		data = data[i+1:]
+	}
+	return append(dst, '\n')
+}

@@ -1,0 +1,79 @@
+package translate
+
+// EventType is the kind of a stream event.
+type EventType uint8
+
+// Stream event types. A well-formed stream, as every StreamDecoder produces it
+// (see Emitter), is:
+//
+//	EventMessageStart
+//	( EventBlockStart EventBlockDelta* EventBlockStop )*   blocks never interleave
+//	EventUsage*                                            at any point after start
+//	EventMessageStop | EventError                          exactly one, last
+const (
+	EventMessageStart EventType = iota + 1
+	EventBlockStart
+	EventBlockDelta
+	EventBlockStop
+	EventUsage
+	EventMessageStop
+	EventError
+)
+
+var eventTypeNames = [...]string{"", "message_start", "block_start", "block_delta", "block_stop", "usage", "message_stop", "error"}
+
+func (t EventType) String() string {
+	if int(t) < len(eventTypeNames) {
+		return eventTypeNames[t]
+	}
+	return "unknown"
+}
+
+// BlockType is the kind of a content block in a stream.
+type BlockType uint8
+
+// Block types.
+const (
+	BlockText BlockType = iota + 1
+	BlockThinking
+	BlockRedactedThinking
+	BlockToolCall
+)
+
+var blockTypeNames = [...]string{"", "text", "thinking", "redacted_thinking", "tool_call"}
+
+func (t BlockType) String() string {
+	if int(t) < len(blockTypeNames) {
+		return blockTypeNames[t]
+	}
+	return "unknown"
+}
+
+// Event is one stream event in the IR. Which fields are set depends on Type:
+//
+//   - EventMessageStart: ID, Model, and Usage when the input count is known.
+//   - EventBlockStart: Index, Block; ID and Name for a tool call; Signature
+//     holds the whole payload of a redacted thinking block.
+//   - EventBlockDelta: Index, Block; Text is the text, the thinking text or
+//     the tool call's argument fragment; Signature is a thinking signature
+//     (then Text is empty).
+//   - EventBlockStop: Index, Block.
+//   - EventUsage: Usage, the cumulative counts known so far.
+//   - EventMessageStop: Stop, StopSequence, and Usage (final counts) when known.
+//   - EventError: Err.
+type Event struct {
+	Type  EventType
+	Index int // block index: 0, 1, 2, ... in the order blocks start
+	Block BlockType
+
+	ID        string
+	Model     string
+	Name      string
+	Text      string
+	Signature string
+
+	Usage        *Usage
+	Stop         StopReason
+	StopSequence string
+	Err          *Error
+}
