@@ -81,15 +81,21 @@ func (t *Transcoder) encode() {
 	t.events = t.events[:0]
 }
 
-// Fail ends the client stream with err unless it has already ended.
-func (t *Transcoder) Fail(err *translate.Error) {
+// Fail ends the client stream with err unless it has already ended, and
+// returns the client bytes that produced, valid until the next call.
+func (t *Transcoder) Fail(err *translate.Error) []byte {
+	t.out.Reset()
+	t.fail(err)
+	return t.out.Bytes()
+}
+
+func (t *Transcoder) fail(err *translate.Error) {
 	if t.done {
 		return
 	}
 	// Encoders accept an error with a block still open: the error ends the
 	// client stream whatever state it is in.
-	ev := translate.Event{Type: translate.EventError, Err: err}
-	t.events = append(t.events[:0], ev)
+	t.events = append(t.events[:0], translate.Event{Type: translate.EventError, Err: err})
 	t.encode()
 }
 
@@ -101,7 +107,7 @@ func (t *Transcoder) Write(p []byte) []byte {
 		return nil
 	}
 	if err := t.framer.Feed(p, t.emit); err != nil {
-		t.Fail(&translate.Error{Status: 502, Kind: translate.ErrAPI, Message: "malformed upstream stream: " + err.Error()})
+		t.fail(&translate.Error{Status: 502, Kind: translate.ErrAPI, Message: "malformed upstream stream: " + err.Error()})
 	}
 	return t.out.Bytes()
 }
@@ -115,7 +121,7 @@ func (t *Transcoder) Close() []byte {
 		return nil
 	}
 	if err := t.framer.Close(t.emit); err != nil {
-		t.Fail(&translate.Error{Status: 502, Kind: translate.ErrAPI, Message: "malformed upstream stream: " + err.Error()})
+		t.fail(&translate.Error{Status: 502, Kind: translate.ErrAPI, Message: "malformed upstream stream: " + err.Error()})
 	}
 	if !t.done {
 		t.events = t.dec.End(t.events[:0])

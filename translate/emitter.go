@@ -170,7 +170,7 @@ func (e *Emitter) Stop(dst []Event, reason StopReason, stopSequence string, u *U
 	dst = e.ensureStarted(dst)
 	dst = e.CloseBlock(dst)
 	if e.toolCalls > 0 && (reason == "" || reason == StopEndTurn || reason == StopSequence) {
-		reason = StopToolUse
+		reason, stopSequence = StopToolUse, ""
 	}
 	if reason == "" {
 		reason = StopEndTurn
@@ -187,12 +187,14 @@ func (e *Emitter) Stop(dst []Event, reason StopReason, stopSequence string, u *U
 	return append(dst, ev)
 }
 
-// Fail closes the open block and ends the stream with an error.
+// Fail ends the stream with an error. An open block stays open, as in
+// Anthropic's own streams: the error ends the stream whatever its state, and
+// every encoder accepts it anywhere.
 func (e *Emitter) Fail(dst []Event, err *Error) []Event {
 	if e.done {
 		return dst
 	}
-	dst = e.CloseBlock(dst)
+	e.open = 0
 	e.done = true
 	return append(dst, Event{Type: EventError, Err: err})
 }

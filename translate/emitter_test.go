@@ -99,7 +99,7 @@ func TestEmitter(t *testing.T) {
 				d = e.Text(d, "par")
 				return e.End(d)
 			},
-			want: "start() open0:text d0=par close0 error(502)",
+			want: "start() open0:text d0=par error(502)",
 		},
 		{
 			name: "usage carried to the stop",

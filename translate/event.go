@@ -10,6 +10,10 @@ type EventType uint8
 //	( EventBlockStart EventBlockDelta* EventBlockStop )*   blocks never interleave
 //	EventUsage*                                            at any point after start
 //	EventMessageStop | EventError                          exactly one, last
+//
+// An EventError may come at any point, even first (an upstream that failed
+// before it started), and may leave a block open: it ends the stream
+// whatever state it is in.
 const (
 	EventMessageStart EventType = iota + 1
 	EventBlockStart

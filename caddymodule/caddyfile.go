@@ -1,0 +1,220 @@
+package caddymodule
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"github.com/dustin/go-humanize"
+
+	"github.com/louter/louter/translate"
+)
+
+func init() {
+	caddy.RegisterModule(Louter{})
+	httpcaddyfile.RegisterHandlerDirective("louter", parseCaddyfile)
+	// louter rewrites the request for the backend and translates the
+	// response, so it must run inside encode, the auth directives and
+	// handle blocks, and before (outside) reverse_proxy.
+	httpcaddyfile.RegisterDirectiveOrder("louter", httpcaddyfile.Before, "reverse_proxy")
+}
+
+// parseCaddyfile parses the louter directive. Unlike UnmarshalCaddyfile it
+// has the adapter's helper, which reverse_proxy needs to build
+// handle_response routes.
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	l := new(Louter)
+	if err := l.unmarshalCaddyfile(h.Dispenser, &h); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	louter [<matcher>] {
+//	    max_request_body <size>
+//	    backend <name> {
+//	        protocol         anthropic|openai_chat
+//	        api_key          <key>
+//	        pass_client_auth
+//	        base_path        <path>
+//	        max_tokens       <n>
+//	        reverse_proxy    [<upstreams...>] {
+//	            <reverse_proxy subdirectives...>
+//	        }
+//	    }
+//	    model <pattern> <backend> [<rename>]
+//	}
+//
+// backend may appear any number of times, each with its own name; protocol
+// and reverse_proxy are required in it. The reverse_proxy segment is the
+// stock reverse_proxy directive with all its subdirectives (lb_policy,
+// health_uri, transport, header_up, lb_retries, request_buffers, ...).
+// handle_response blocks in it need the Caddyfile adapter (the louter
+// directive); UnmarshalCaddyfile alone cannot build their routes.
+//
+// model routes are tried in order; the first whose pattern matches the
+// requested model wins. In patterns '*' matches any run of characters.
+//
+// Use {env.VAR} in api_key to read the key from the environment when the
+// configuration loads, or {$VAR} to substitute it when the Caddyfile is
+// adapted.
+func (l *Louter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	return l.unmarshalCaddyfile(d, nil)
+}
+
+func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Helper) error {
+	d.Next() // consume the directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "max_request_body":
+			var size string
+			if !d.AllArgs(&size) {
+				return d.ArgErr()
+			}
+			if l.MaxRequestBody != 0 {
+				return d.Err("max_request_body already specified")
+			}
+			n, err := humanize.ParseBytes(size)
+			if err != nil || n == 0 || n > 1<<62 {
+				return d.Errf("invalid max_request_body %q", size)
+			}
+			l.MaxRequestBody = int64(n)
+
+		case "backend":
+			if err := l.unmarshalBackend(d, h); err != nil {
+				return err
+			}
+
+		case "model":
+			args := d.RemainingArgs()
+			if len(args) < 2 || len(args) > 3 {
+				return d.ArgErr()
+			}
+			route := ModelRoute{Match: args[0], Backend: args[1]}
+			if len(args) == 3 {
+				route.Rename = args[2]
+			}
+			l.Models = append(l.Models, route)
+
+		default:
+			return d.Errf("unrecognized louter subdirective '%s'", d.Val())
+		}
+	}
+	return nil
+}
+
+// unmarshalBackend parses a backend block; the dispenser is on "backend".
+func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helper) error {
+	var name string
+	if !d.NextArg() {
+		return d.ArgErr()
+	}
+	name = d.Val()
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	if _, dup := l.Backends[name]; dup {
+		return d.Errf("backend '%s' defined twice", name)
+	}
+	b := new(Backend)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "protocol":
+			var p string
+			if !d.AllArgs(&p) {
+				return d.ArgErr()
+			}
+			b.Protocol = translate.Protocol(p)
+
+		case "api_key":
+			if !d.AllArgs(&b.APIKey) {
+				return d.ArgErr()
+			}
+
+		case "pass_client_auth":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			b.PassClientAuth = true
+
+		case "base_path":
+			if !d.AllArgs(&b.BasePath) {
+				return d.ArgErr()
+			}
+
+		case "max_tokens":
+			var s string
+			if !d.AllArgs(&s) {
+				return d.ArgErr()
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n <= 0 {
+				return d.Errf("invalid max_tokens %q: want a positive integer", s)
+			}
+			b.MaxTokens = n
+
+		case "reverse_proxy":
+			if b.UpstreamRaw != nil {
+				return d.Errf("backend '%s': reverse_proxy already specified", name)
+			}
+			raw, err := unmarshalReverseProxy(d, h)
+			if err != nil {
+				return err
+			}
+			b.UpstreamRaw = raw
+
+		default:
+			return d.Errf("unrecognized louter backend subdirective '%s'", d.Val())
+		}
+	}
+	if b.Protocol == "" {
+		return d.Errf("backend '%s': protocol is required", name)
+	}
+	if b.UpstreamRaw == nil {
+		return d.Errf("backend '%s': reverse_proxy is required", name)
+	}
+	if l.Backends == nil {
+		l.Backends = make(map[string]*Backend)
+	}
+	l.Backends[name] = b
+	return nil
+}
+
+// unmarshalReverseProxy parses a nested reverse_proxy segment with the
+// stock parser and returns its JSON module object; the dispenser is on
+// "reverse_proxy".
+func unmarshalReverseProxy(d *caddyfile.Dispenser, h *httpcaddyfile.Helper) ([]byte, error) {
+	seg := d.NextSegment()
+	if h == nil {
+		for _, tok := range seg {
+			if tok.Text == "handle_response" {
+				return nil, d.Err("handle_response in louter's reverse_proxy needs the Caddyfile adapter (the louter directive)")
+			}
+		}
+	}
+	rp := new(reverseproxy.Handler)
+	if err := rp.UnmarshalCaddyfile(caddyfile.NewDispenser(seg)); err != nil {
+		return nil, err
+	}
+	if h != nil {
+		// Without this, handle_response blocks are silently dropped.
+		if err := rp.FinalizeUnmarshalCaddyfile(*h); err != nil {
+			return nil, err
+		}
+	}
+	var warnings []caddyconfig.Warning
+	raw := caddyconfig.JSONModuleObject(rp, "handler", "reverse_proxy", &warnings)
+	if len(warnings) > 0 {
+		return nil, d.Errf("encoding reverse_proxy: %s", warnings[0].Message)
+	}
+	return raw, nil
+}

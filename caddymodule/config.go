@@ -1,0 +1,76 @@
+package caddymodule
+
+import (
+	"encoding/json"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/louter/louter/translate"
+)
+
+// Backend is one LLM API louter can send requests to: the wire protocol it
+// speaks, the credentials it needs, and the handler that reaches it —
+// normally a stock reverse_proxy, so load balancing, health checks, retries,
+// TLS and header rules work as they do anywhere else in Caddy.
+type Backend struct {
+	// The wire protocol the backend speaks: "anthropic" (Messages API) or
+	// "openai_chat" (Chat Completions). Requests from clients speaking
+	// another protocol are translated; requests in the same protocol pass
+	// through untouched except for the model rename and max_tokens cap.
+	Protocol translate.Protocol `json:"protocol"`
+
+	// The API key sent to the backend, in the header its protocol uses
+	// (anthropic: x-api-key; openai_chat: Authorization: Bearer). Runtime
+	// placeholders such as {env.OPENAI_API_KEY} are resolved once when the
+	// configuration is loaded. Unless pass_client_auth is set, the
+	// client's own credentials are always removed from the request.
+	APIKey string `json:"api_key,omitempty"`
+
+	// Forward the client's own credential instead of removing it. When the
+	// client speaks another protocol than the backend, the credential is
+	// moved into the header the backend's protocol uses. api_key, if set,
+	// is sent only when the client sent no credential.
+	PassClientAuth bool `json:"pass_client_auth,omitempty"`
+
+	// The path prefix of the backend's API; the protocol's endpoint
+	// (/messages, /chat/completions) is appended to it. Default: /v1.
+	// Use "/" for a backend that serves its endpoints at the root.
+	BasePath string `json:"base_path,omitempty"`
+
+	// A cap on the output tokens a request may ask for. A request asking
+	// for more is lowered to the cap; a translated request that asks for
+	// no limit gets the cap. 0 means no cap.
+	MaxTokens int `json:"max_tokens,omitempty"`
+
+	// The handler that sends the request to the backend, usually
+	// {"handler": "reverse_proxy", ...} with any stock reverse_proxy
+	// options. louter calls it with the rewritten request and translates
+	// what it writes.
+	UpstreamRaw json.RawMessage `json:"upstream,omitempty" caddy:"namespace=http.handlers inline_key=handler"`
+
+	name     string
+	codec    translate.Codec
+	apiKey   string // APIKey with placeholders resolved
+	basePath string // normalized: "" or "/x/y"
+	upstream caddyhttp.MiddlewareHandler
+}
+
+// ModelRoute sends requests for matching models to a backend. Routes are
+// tried in order; the first match wins.
+type ModelRoute struct {
+	// A glob matched against the model the client asked for. '*' matches
+	// any run of characters, including '/' and ':'; every other character
+	// matches itself. "*" alone matches every model.
+	Match string `json:"match"`
+
+	// The name of the backend (a key of backends) to send the request to.
+	Backend string `json:"backend"`
+
+	// The model name to send to the backend instead of the client's. Empty
+	// keeps the client's model name. A translated response reports the
+	// client's own model name; a passthrough response (client and backend
+	// speak the same protocol) is untouched and reports the backend's.
+	Rename string `json:"rename,omitempty"`
+
+	backend *Backend
+}

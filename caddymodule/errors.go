@@ -1,0 +1,70 @@
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/louter/louter/translate"
+)
+
+// writeError answers with e as a complete JSON response in the client's
+// protocol. It is used before anything was written to the client.
+func writeError(w http.ResponseWriter, client translate.Codec, e *translate.Error) error {
+	body := client.EncodeError(e)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(errorStatus(e))
+	_, err := w.Write(body)
+	return err
+}
+
+// errorStatus is the status to answer an error with.
+func errorStatus(e *translate.Error) int {
+	if e.Status >= 400 && e.Status <= 599 {
+		return e.Status
+	}
+	return translate.StatusForKind(e.Kind)
+}
+
+// asError returns err as a translate.Error, or a new one of the given status
+// carrying err's message.
+func asError(err error, status int) *translate.Error {
+	if te, ok := errors.AsType[*translate.Error](err); ok {
+		if te.Status == 0 {
+			c := *te
+			c.Status = status
+			return &c
+		}
+		return te
+	}
+	return translate.NewError(status, err.Error())
+}
+
+// upstreamError is the error louter answers with when the upstream handler
+// failed without writing anything (no upstream reachable, a timeout). Its
+// status is the handler's, 502 by default; the message says what happened
+// without the internal addresses the underlying error names (those are
+// logged), and carries Caddy's error ID so the two can be matched.
+func upstreamError(err error, backend string) *translate.Error {
+	status := http.StatusBadGateway
+	var id string
+	if he, ok := errors.AsType[caddyhttp.HandlerError](err); ok {
+		if he.StatusCode != 0 {
+			status = he.StatusCode
+		}
+		id = he.ID
+	}
+	msg := fmt.Sprintf("louter: backend %q could not be reached", backend)
+	if status == http.StatusGatewayTimeout {
+		msg = fmt.Sprintf("louter: backend %q timed out", backend)
+	}
+	if id != "" {
+		msg += " (error id " + id + ")"
+	}
+	return translate.NewError(status, msg)
+}

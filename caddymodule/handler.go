@@ -1,0 +1,266 @@
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/louter/louter/translate"
+)
+
+// nopNext is the next handler of the upstream handlers. reverse_proxy calls
+// it only when a handle_response route falls through, and then there is
+// nothing more to do.
+var nopNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+
+// ServeHTTP implements caddyhttp.MiddlewareHandler.
+func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	ep, pathModel, ok := detectClient(r)
+	if !ok {
+		return next.ServeHTTP(w, r)
+	}
+	client, ok := translate.Lookup(ep.protocol)
+	if !ok {
+		return next.ServeHTTP(w, r)
+	}
+
+	body, e := l.readBody(r)
+	if e != nil {
+		return l.reject(w, client, e)
+	}
+	if !gjson.ValidBytes(body) {
+		return l.reject(w, client, translate.BadRequest("louter: the request body is not valid JSON"))
+	}
+	model := pathModel
+	if model == "" {
+		m := gjson.GetBytes(body, "model")
+		if m.Type != gjson.String || m.Str == "" {
+			return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"})
+		}
+		model = m.Str
+	}
+	route, ok := l.route(model)
+	if !ok {
+		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
+	}
+	b := route.backend
+	backendModel := model
+	if route.Rename != "" {
+		backendModel = route.Rename
+	}
+
+	rw := newResponseWriter(w)
+	rw.client, rw.backend, rw.logger = client, b, l.logger
+	rw.passthrough = ep.protocol == b.Protocol
+
+	var te *translate.Error
+	if rw.passthrough {
+		body, te = passthroughBody(body, model, backendModel, b.MaxTokens)
+		rw.wantStream = gjson.GetBytes(body, "stream").Bool()
+		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
+	} else {
+		body, rw.clientReq, te = l.translateRequest(client, b, body, model, backendModel)
+		if rw.clientReq != nil {
+			rw.wantStream = rw.clientReq.Stream
+		}
+	}
+	if te != nil {
+		return l.reject(w, client, te)
+	}
+
+	rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+
+	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
+		c.Write(
+			zap.String("client", string(ep.protocol)),
+			zap.String("backend", b.name),
+			zap.String("backend_protocol", string(b.Protocol)),
+			zap.String("model", model),
+			zap.String("backend_model", backendModel),
+			zap.Bool("stream", rw.wantStream),
+			zap.Bool("passthrough", rw.passthrough),
+		)
+	}
+	extra, _ := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
+	if extra != nil {
+		extra.Set(zap.String("louter_client", string(ep.protocol)))
+		extra.Set(zap.String("louter_backend", b.name))
+		extra.Set(zap.String("louter_model", model))
+	}
+
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		// reverse_proxy panics with http.ErrAbortHandler when copying the
+		// response fails after the status was written, whichever side
+		// failed. When the client's connection failed or the client went
+		// away (its context is done), aborting is right: the panic goes on,
+		// and net/http drops the connection. But when the backend's
+		// connection failed mid-body, the client is still there and would
+		// see a truncated stream it cannot tell from a finished one; so
+		// louter ends the response properly instead — an error event in
+		// the client's protocol, or an error response when nothing was sent
+		// yet — and returns normally.
+		if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
+			l.logger.Warn("backend connection failed during the response", zap.String("backend", b.name), zap.String("model", model))
+			logUsage(extra, rw)
+			err = nil
+			return
+		}
+		panic(v)
+	}()
+
+	uerr := b.upstream.ServeHTTP(rw, r, nopNext)
+	if rw.mode == modeUnset {
+		// Nothing was written: the backend could not be reached (the
+		// error says why), or the upstream handler wrote nothing at all.
+		if uerr == nil {
+			uerr = errors.New("the upstream handler wrote no response")
+		}
+		lvl := zapcore.ErrorLevel
+		if r.Context().Err() != nil {
+			lvl = zapcore.DebugLevel // the client went away; nothing failed on our side
+		}
+		if c := l.logger.Check(lvl, "backend request failed"); c != nil {
+			c.Write(zap.String("backend", b.name), zap.String("model", model), zap.Error(uerr))
+		}
+		return l.reject(w, client, upstreamError(uerr, b.name))
+	}
+	rw.finish()
+	if uerr != nil {
+		l.logger.Warn("upstream handler reported an error after responding", zap.String("backend", b.name), zap.Error(uerr))
+	}
+	logUsage(extra, rw)
+	return nil
+}
+
+// reject answers with an error in the client's protocol. A client that has
+// gone cannot be answered, so the write error is not reported.
+func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *translate.Error) error {
+	if c := l.logger.Check(zapcore.DebugLevel, "rejecting request"); c != nil {
+		c.Write(zap.Int("status", errorStatus(e)), zap.String("message", e.Message))
+	}
+	_ = writeError(w, client, e)
+	return nil
+}
+
+// translateRequest decodes the client's request and encodes it for the
+// backend, applying the rename and the max_tokens cap. It also returns the
+// client's request as the client-side encoders need it: with the model name
+// the client asked for.
+func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, model, backendModel string) ([]byte, *translate.Request, *translate.Error) {
+	ir, err := client.DecodeRequest(body)
+	if err != nil {
+		return nil, nil, asError(err, http.StatusBadRequest)
+	}
+	clientModel := ir.Model
+	if clientModel == "" {
+		clientModel = model
+	}
+	ir.Model = backendModel
+	if b.MaxTokens > 0 && (ir.MaxTokens == 0 || ir.MaxTokens > b.MaxTokens) {
+		ir.MaxTokens = b.MaxTokens
+	}
+	out, err := b.codec.EncodeRequest(ir)
+	if err != nil {
+		return nil, nil, asError(err, http.StatusBadRequest)
+	}
+	for _, d := range ir.Dropped {
+		if c := l.logger.Check(zapcore.DebugLevel, "not translated"); c != nil {
+			c.Write(zap.String("field", d), zap.String("from", string(client.Protocol())), zap.String("to", string(b.Protocol)))
+		}
+	}
+	clientReq := *ir
+	clientReq.Model = clientModel
+	return out, &clientReq, nil
+}
+
+// logUsage adds the token counts the response reported to the access log.
+func logUsage(extra *caddyhttp.ExtraLogFields, rw *responseWriter) {
+	if extra == nil || !rw.hasUsage {
+		return
+	}
+	extra.Set(zap.Int("louter_input_tokens", rw.usage.InputTokens))
+	extra.Set(zap.Int("louter_output_tokens", rw.usage.OutputTokens))
+}
+
+// readBody reads the request body, refusing more than max_request_body
+// bytes and compressed bodies (the model inside must be readable).
+func (l *Louter) readBody(r *http.Request) ([]byte, *translate.Error) {
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil, translate.NewError(http.StatusUnsupportedMediaType, fmt.Sprintf("louter: compressed request bodies (Content-Encoding: %s) are not supported", ce))
+	}
+	tooLarge := translate.NewError(http.StatusRequestEntityTooLarge, fmt.Sprintf("louter: the request body exceeds %d bytes", l.MaxRequestBody))
+	if r.ContentLength > l.MaxRequestBody {
+		return nil, tooLarge
+	}
+	if r.Body == nil {
+		return nil, nil
+	}
+	hint := 512
+	if r.ContentLength > 0 {
+		hint = int(r.ContentLength) + 1 // +1: room for the read that sees EOF
+	}
+	body, err := readAll(io.LimitReader(r.Body, l.MaxRequestBody+1), hint)
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return nil, tooLarge // request_body's max_size
+		}
+		return nil, translate.BadRequest("louter: reading the request body: " + err.Error())
+	}
+	if int64(len(body)) > l.MaxRequestBody {
+		return nil, tooLarge
+	}
+	return body, nil
+}
+
+// readAll is io.ReadAll starting from a buffer of the expected size, so a
+// body with a Content-Length is read without regrowing.
+func readAll(r io.Reader, hint int) ([]byte, error) {
+	b := make([]byte, 0, hint)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				return b, nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next capacity
+		}
+	}
+}
+
+// passthroughBody applies the model rename and the max_tokens cap to a body
+// sent on in the client's own protocol; all other bytes stay as they are.
+func passthroughBody(body []byte, model, backendModel string, maxTokens int) ([]byte, *translate.Error) {
+	var err error
+	if backendModel != model {
+		if body, err = sjson.SetBytes(body, "model", backendModel); err != nil {
+			return nil, translate.BadRequest("louter: renaming the model: " + err.Error())
+		}
+	}
+	if maxTokens > 0 {
+		// Anthropic and OpenAI's older field, then OpenAI's newer one.
+		for _, key := range [...]string{"max_tokens", "max_completion_tokens"} {
+			if v := gjson.GetBytes(body, key); v.Type == gjson.Number && v.Int() > int64(maxTokens) {
+				if body, err = sjson.SetBytes(body, key, maxTokens); err != nil {
+					return nil, translate.BadRequest("louter: capping " + key + ": " + err.Error())
+				}
+			}
+		}
+	}
+	return body, nil
+}

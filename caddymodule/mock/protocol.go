@@ -1,0 +1,71 @@
+package mock
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/louter/louter/translate"
+)
+
+// protocolSpec is what the mock needs to know about one wire protocol beyond
+// its codec: where clients send requests and how the protocol's own ids and
+// errors look. Adding a protocol to the mock means adding a row to
+// protocolSpecs; the scenarios are written against the IR and never change.
+type protocolSpec struct {
+	protocol translate.Protocol
+
+	// matchPath reports whether a request path is this protocol's endpoint.
+	// Any prefix is accepted, so one mock serves ".../anthropic/v1/messages"
+	// as well as "/v1/messages". It is a function rather than a suffix
+	// because some protocols (Gemini) put the model and the method in the
+	// path.
+	matchPath func(path string) bool
+
+	messageIDPrefix  string // prefix of response ids
+	toolCallIDPrefix string // prefix of tool call ids
+
+	// signsThinking is whether the protocol carries thinking signatures; the
+	// reasoning scenario signs its thinking block only then.
+	signsThinking bool
+
+	// overloadedStatus is the HTTP status the provider uses when overloaded.
+	overloadedStatus int
+}
+
+// protocolSpecs lists the protocols the mock speaks, first match wins.
+var protocolSpecs = []protocolSpec{
+	{
+		protocol:         translate.ProtocolAnthropic,
+		matchPath:        hasSuffix("/v1/messages"),
+		messageIDPrefix:  "msg_",
+		toolCallIDPrefix: "toolu_",
+		signsThinking:    true,
+		overloadedStatus: 529,
+	},
+	{
+		protocol:         translate.ProtocolOpenAIChat,
+		matchPath:        hasSuffix("/v1/chat/completions"),
+		messageIDPrefix:  "chatcmpl-",
+		toolCallIDPrefix: "call_",
+		overloadedStatus: http.StatusServiceUnavailable,
+	},
+}
+
+func hasSuffix(suffix string) func(string) bool {
+	return func(path string) bool { return strings.HasSuffix(path, suffix) }
+}
+
+// protocolForPath returns the protocol whose endpoint path is, or nil.
+func protocolForPath(path string) *protocolSpec {
+	for i := range protocolSpecs {
+		if protocolSpecs[i].matchPath(path) {
+			return &protocolSpecs[i]
+		}
+	}
+	return nil
+}
+
+// overloaded is the error the stream_error scenario fails with.
+func (p *protocolSpec) overloaded() *translate.Error {
+	return &translate.Error{Status: p.overloadedStatus, Kind: translate.ErrOverloaded, Message: "Overloaded (louter_mock scenario stream_error)"}
+}

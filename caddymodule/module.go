@@ -1,0 +1,173 @@
+// Package caddymodule is louter's Caddy glue: the http.handlers.louter
+// middleware, which lets any coding agent talk to any LLM backend. It
+// recognizes LLM API requests by path, picks a backend by the requested
+// model, translates the request into the backend's protocol, hands it to the
+// backend's own stock reverse_proxy, and translates the response — JSON,
+// errors and live SSE streams — back into the client's protocol as it
+// arrives.
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/translate"
+)
+
+// defaultMaxRequestBody bounds a request body when max_request_body is not
+// set. Coding agents send long conversations (Claude Code ~50 KB at the start,
+// megabytes with images), so it is generous.
+const defaultMaxRequestBody = 32 << 20
+
+// Louter is the http.handlers.louter middleware. It answers POST requests to
+// the LLM endpoints it knows (/v1/messages for Anthropic clients,
+// /v1/chat/completions for OpenAI Chat clients, with any path prefix) and
+// passes every other request to the next handler unchanged.
+//
+// For each request it reads the model, finds the first matching model route,
+// and sends the request to that route's backend through the backend's
+// upstream handler (a stock reverse_proxy). When the client and the backend
+// speak the same protocol, request and response bytes pass through
+// untouched, except for the model rename and the max_tokens cap. Otherwise
+// the request, the response, errors and streams are translated. Errors
+// louter raises itself (no route, body too large, backend unreachable) are
+// written in the client's protocol.
+//
+// Each request's client protocol, backend and model are added to the
+// access log (louter_client, louter_backend, louter_model), with the token
+// counts when the response reported them (louter_input_tokens,
+// louter_output_tokens).
+type Louter struct {
+	// The backends requests can be sent to, by name.
+	Backends map[string]*Backend `json:"backends,omitempty"`
+
+	// Model routes, tried in order: the first whose pattern matches the
+	// requested model picks the backend. A request no route matches is
+	// answered with 404 in the client's protocol.
+	Models []ModelRoute `json:"models,omitempty"`
+
+	// The largest request body louter reads, in bytes; larger requests are
+	// answered with 413 in the client's protocol. Default: 32 MiB.
+	MaxRequestBody int64 `json:"max_request_body,omitempty"`
+
+	logger *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (Louter) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.louter",
+		New: func() caddy.Module { return new(Louter) },
+	}
+}
+
+// Provision sets up the backends: it resolves their API keys, looks up
+// their codecs and loads their upstream handlers.
+func (l *Louter) Provision(ctx caddy.Context) error {
+	l.logger = ctx.Logger()
+	if l.MaxRequestBody == 0 {
+		l.MaxRequestBody = defaultMaxRequestBody
+	}
+
+	repl := caddy.NewReplacer()
+	for name, b := range l.Backends {
+		if b == nil {
+			continue // reported by Validate
+		}
+		b.name = name
+		b.apiKey = repl.ReplaceAll(b.APIKey, "")
+		b.basePath = normalizeBasePath(b.BasePath)
+		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
+		if len(b.UpstreamRaw) == 0 {
+			continue // reported by Validate
+		}
+		mod, err := ctx.LoadModule(b, "UpstreamRaw")
+		if err != nil {
+			return fmt.Errorf("backend %q: loading upstream handler: %w", name, err)
+		}
+		h, ok := mod.(caddyhttp.MiddlewareHandler)
+		if !ok {
+			return fmt.Errorf("backend %q: upstream module %T is not an HTTP handler", name, mod)
+		}
+		b.upstream = h
+	}
+
+	for i := range l.Models {
+		l.Models[i].backend = l.Backends[l.Models[i].Backend]
+	}
+	return nil
+}
+
+// normalizeBasePath turns a configured base path into "" or "/a/b": unset
+// means the protocols' usual /v1, "/" means the root.
+func normalizeBasePath(p string) string {
+	if p == "" {
+		return "/v1"
+	}
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return ""
+	}
+	return "/" + p
+}
+
+// Validate checks that every route names a configured backend and that
+// every backend speaks a known protocol and has an upstream.
+func (l *Louter) Validate() error {
+	var errs []error
+	if l.MaxRequestBody < 0 {
+		errs = append(errs, fmt.Errorf("max_request_body must not be negative"))
+	}
+	for name, b := range l.Backends {
+		if b == nil {
+			errs = append(errs, fmt.Errorf("backend %q: empty definition", name))
+			continue
+		}
+		if b.codec == nil {
+			errs = append(errs, fmt.Errorf("backend %q: unknown protocol %q (known: %s)", name, b.Protocol, knownProtocols()))
+		} else if _, ok := backendProtocols[b.Protocol]; !ok {
+			errs = append(errs, fmt.Errorf("backend %q: protocol %q cannot be used for backends yet", name, b.Protocol))
+		}
+		if b.upstream == nil {
+			errs = append(errs, fmt.Errorf("backend %q: no upstream handler (e.g. \"upstream\": {\"handler\": \"reverse_proxy\", ...})", name))
+		}
+		if b.MaxTokens < 0 {
+			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
+		}
+	}
+	for i, m := range l.Models {
+		if m.Match == "" {
+			errs = append(errs, fmt.Errorf("model route %d: empty match pattern", i))
+		}
+		if m.backend == nil {
+			errs = append(errs, fmt.Errorf("model route %d (%q): unknown backend %q", i, m.Match, m.Backend))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// knownProtocols lists the registered codecs for error messages.
+func knownProtocols() string {
+	ps := translate.Protocols()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = string(p)
+	}
+	slices.Sort(names) // map order is random; keep the message stable
+	return strings.Join(names, ", ")
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Louter)(nil)
+	_ caddy.Validator             = (*Louter)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Louter)(nil)
+	_ caddyfile.Unmarshaler       = (*Louter)(nil)
+)

@@ -1,0 +1,441 @@
+package caddymodule
+
+import (
+	"io"
+	"maps"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/stream"
+	"github.com/louter/louter/translate"
+)
+
+// Limits on what the writer buffers. An error body is only read for its
+// message, so the rest of a huge one is ignored; a complete JSON response
+// larger than maxJSONBody is refused rather than held in memory.
+const (
+	maxErrorBody = 1 << 20
+	maxJSONBody  = 64 << 20
+)
+
+// writeMode is how the writer handles the upstream response. It is decided
+// once, when the upstream handler writes the status.
+type writeMode uint8
+
+const (
+	modeUnset        writeMode = iota
+	modePass                   // same protocol: bytes and flushes straight through
+	modePassSSE                // same protocol, a 2xx stream: straight through, observed so a cut stream can be told from a finished one
+	modeError                  // status >= 300: buffered, translated at finish
+	modeStream                 // 2xx stream for a stream client: transcoded write by write
+	modeJSON                   // 2xx JSON for a JSON client: buffered, translated at finish
+	modeJSONToStream           // 2xx JSON for a stream client: buffered, streamed at finish in one go
+	modeStreamToJSON           // 2xx stream for a JSON client: accumulated, answered at finish
+)
+
+// responseWriter stands between the backend's upstream handler (a stock
+// reverse_proxy) and the client. reverse_proxy copies the upstream headers
+// into Header(), calls WriteHeader, then Write for every chunk it reads
+// (up to 32 KiB, with no regard for event boundaries) and flushes after each
+// write of a stream. The writer translates as it goes: a stream write by
+// write, a JSON answer or an error at the end (finish).
+//
+// Headers the upstream handler sets go to a private copy of the client's
+// header map, copied over only when the response is committed: an attempt
+// that is not committed (a failed dial, a retried response) leaves nothing
+// behind, and translated responses drop the upstream's entity headers.
+type responseWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	header http.Header
+
+	client      translate.Codec
+	backend     *Backend
+	clientReq   *translate.Request // the client's request, with the client's model name
+	passthrough bool
+	wantStream  bool
+	logger      *zap.Logger
+
+	mode      writeMode
+	status    int
+	committed bool  // the status was written to the client
+	clientErr error // the first error writing to the client: it has gone
+	finished  bool
+
+	buf      []byte // modeError, modeJSON, modeJSONToStream
+	limit    int
+	overflow bool
+
+	tc  *stream.Transcoder // modeStream; an observer in modePassSSE and modeStreamToJSON
+	out stream.SSEOutput   // the client bytes tc produced
+	acc *translate.Accumulator
+
+	usage    translate.Usage
+	hasUsage bool
+}
+
+func newResponseWriter(w http.ResponseWriter) *responseWriter {
+	h := w.Header().Clone()
+	if h == nil {
+		h = make(http.Header)
+	}
+	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h}
+}
+
+// Header returns the private header map the upstream handler fills.
+func (rw *responseWriter) Header() http.Header { return rw.header }
+
+// WriteHeader decides how the response is handled. Informational (1xx)
+// responses are not forwarded: LLM APIs do not send them, and a translated
+// client could not use them.
+func (rw *responseWriter) WriteHeader(status int) {
+	if status < 200 || rw.mode != modeUnset {
+		return
+	}
+	rw.status = status
+	sse := status < 300 && isEventStream(rw.header.Get("Content-Type"))
+
+	if rw.passthrough {
+		if sse {
+			rw.mode = modePassSSE
+			rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, &rw.out)
+			rw.tc.Observe = rw.observe
+			setNoBuffering(rw.header)
+		} else {
+			rw.mode = modePass
+		}
+		rw.commit(status)
+		return
+	}
+
+	switch {
+	case status >= 300:
+		rw.mode, rw.limit = modeError, maxErrorBody
+	case sse && rw.wantStream:
+		rw.mode = modeStream
+		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), rw.client.NewStreamEncoder(rw.clientReq), &rw.out)
+		rw.tc.Observe = rw.observe
+		stripEntityHeaders(rw.header)
+		setStreamHeaders(rw.header)
+		rw.commit(status)
+	case sse:
+		rw.mode = modeStreamToJSON
+		rw.acc = new(translate.Accumulator)
+		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, &rw.out)
+		rw.tc.Observe = rw.observe
+	case rw.wantStream:
+		rw.mode, rw.limit = modeJSONToStream, maxJSONBody
+	default:
+		rw.mode, rw.limit = modeJSON, maxJSONBody
+	}
+}
+
+// Write consumes a chunk of the upstream body. It fails only when writing to
+// the client failed: a translation problem becomes an error in the client's
+// protocol, never a write error, because reverse_proxy answers a write
+// error by aborting the connection.
+func (rw *responseWriter) Write(p []byte) (int, error) {
+	if rw.mode == modeUnset {
+		rw.WriteHeader(http.StatusOK)
+	}
+	if rw.clientErr != nil {
+		return 0, rw.clientErr
+	}
+	switch rw.mode {
+	case modePass:
+		return rw.writeClient(p)
+	case modePassSSE:
+		rw.tc.Write(p) // observe only; the bytes pass as they are
+		return rw.writeClient(p)
+	case modeStream:
+		if out := rw.tc.Write(p); len(out) > 0 {
+			if _, err := rw.writeClient(out); err != nil {
+				return 0, err
+			}
+		}
+	case modeStreamToJSON:
+		rw.tc.Write(p)
+	default:
+		rw.bufferBody(p)
+	}
+	return len(p), nil
+}
+
+// ReadFrom sends what it reads through Write; the promoted
+// ResponseWriterWrapper.ReadFrom would hand it to the client untranslated.
+func (rw *responseWriter) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(writerOnly{rw}, r)
+}
+
+// FlushError flushes the client connection while the response streams to
+// it. In the buffering modes a flush would commit a status and headers the
+// translation has not decided yet, so it does nothing, as Caddy's response
+// recorder does while buffering.
+func (rw *responseWriter) FlushError() error {
+	if !rw.committed || !rw.streaming() {
+		return nil
+	}
+	return http.NewResponseController(rw.ResponseWriter).Flush()
+}
+
+// Flush implements http.Flusher for code that asserts it.
+func (rw *responseWriter) Flush() { _ = rw.FlushError() }
+
+// streaming reports whether the client receives the response as it arrives.
+func (rw *responseWriter) streaming() bool {
+	return rw.mode == modePass || rw.mode == modePassSSE || rw.mode == modeStream
+}
+
+func (rw *responseWriter) writeClient(p []byte) (int, error) {
+	n, err := rw.ResponseWriter.Write(p)
+	if err != nil && rw.clientErr == nil {
+		rw.clientErr = err
+	}
+	return n, err
+}
+
+func (rw *responseWriter) bufferBody(p []byte) {
+	if room := rw.limit - len(rw.buf); len(p) > room {
+		p = p[:max(room, 0)]
+		rw.overflow = true
+	}
+	rw.buf = append(rw.buf, p...)
+}
+
+// commit writes the status and the headers to the client.
+func (rw *responseWriter) commit(status int) {
+	dst := rw.ResponseWriter.Header()
+	clear(dst)
+	maps.Copy(dst, rw.header)
+	rw.ResponseWriter.WriteHeader(status)
+	rw.committed = true
+}
+
+func (rw *responseWriter) observe(ev *translate.Event) {
+	if ev.Usage != nil {
+		rw.usage, rw.hasUsage = *ev.Usage, true
+	}
+	if rw.acc != nil {
+		rw.acc.Add(ev)
+	}
+}
+
+// finish completes the response once the upstream handler has returned:
+// it writes what the mode still owes — the end of a stream (an error event
+// if the upstream stream was cut), or the translated answer.
+func (rw *responseWriter) finish() {
+	if rw.finished {
+		return
+	}
+	rw.finished = true
+	switch rw.mode {
+	case modePass, modePassSSE:
+		rw.copyTrailers()
+	case modeStream:
+		if tail := rw.tc.Close(); len(tail) > 0 && rw.clientErr == nil {
+			if _, err := rw.writeClient(tail); err == nil {
+				_ = rw.FlushError()
+			}
+		}
+	case modeStreamToJSON:
+		rw.tc.Close()
+		resp, e := rw.acc.Result()
+		if e != nil {
+			rw.respondError(e)
+			return
+		}
+		rw.respondResponse(resp)
+	case modeJSON, modeJSONToStream:
+		if rw.overflow {
+			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response exceeds "+strconv.Itoa(maxJSONBody>>20)+" MiB"))
+			return
+		}
+		resp, err := rw.backend.codec.DecodeResponse(rw.buf)
+		if err != nil {
+			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.Error(err))
+			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
+			return
+		}
+		rw.usage, rw.hasUsage = resp.Usage, true
+		if rw.mode == modeJSONToStream {
+			rw.respondStream(resp)
+			return
+		}
+		rw.respondResponse(resp)
+	case modeError:
+		e := rw.backend.codec.DecodeError(rw.status, rw.buf)
+		if rw.status < 400 {
+			// A redirect or another non-error, non-success status means
+			// nothing to an API client: it is the backend's failure.
+			e = translate.NewError(http.StatusBadGateway, "louter: the backend answered with status "+strconv.Itoa(rw.status))
+			rw.header.Del("Location")
+		}
+		rw.respondError(e)
+	}
+}
+
+// abort ends the response after the upstream handler aborted because
+// reading from the backend failed. It reports whether the client got a
+// proper end: an error event in its protocol ending a stream, or an error
+// response when nothing had been sent yet. A passthrough JSON body already
+// on its way cannot be ended well; then it reports false.
+func (rw *responseWriter) abort() bool {
+	if rw.finished || rw.clientErr != nil {
+		return false
+	}
+	midStream := &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed mid-stream"}
+	switch rw.mode {
+	case modeStream:
+		rw.finished = true
+		rw.writeEnd(rw.tc.Fail(midStream))
+	case modePassSSE:
+		rw.finished = true
+		// A stream that already ended (the connection failed after the
+		// last event) needs nothing more.
+		if !rw.tc.Done() {
+			var out stream.SSEOutput
+			rw.client.NewStreamEncoder(rw.clientReq).Encode(&out, &translate.Event{Type: translate.EventError, Err: midStream})
+			rw.writeEnd(out.Bytes())
+		}
+	case modeStreamToJSON:
+		rw.tc.Fail(midStream) // the accumulator ends with it
+		rw.finish()
+	case modeError:
+		rw.finish() // the status and what arrived of the message are still worth passing on
+	case modeJSON, modeJSONToStream:
+		rw.finished = true
+		rw.respondError(&translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed before the response was complete"})
+	default:
+		return false
+	}
+	return true
+}
+
+func (rw *responseWriter) writeEnd(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if _, err := rw.writeClient(p); err == nil {
+		_ = rw.FlushError()
+	}
+}
+
+// respondError answers with an error in the client's protocol. The
+// upstream's other headers, Retry-After among them, are kept.
+func (rw *responseWriter) respondError(e *translate.Error) {
+	rw.respondJSON(errorStatus(e), rw.client.EncodeError(e))
+}
+
+func (rw *responseWriter) respondResponse(resp *translate.Response) {
+	body, err := rw.client.EncodeResponse(resp, rw.clientReq)
+	if err != nil {
+		rw.logger.Error("cannot encode the response for the client", zap.String("backend", rw.backend.name), zap.Error(err))
+		rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be translated: "+err.Error()))
+		return
+	}
+	rw.respondJSON(http.StatusOK, body)
+}
+
+func (rw *responseWriter) respondJSON(status int, body []byte) {
+	stripEntityHeaders(rw.header)
+	rw.header.Set("Content-Type", "application/json")
+	rw.header.Set("Content-Length", strconv.Itoa(len(body)))
+	rw.commit(status)
+	rw.writeClient(body) //nolint:errcheck // a client that has gone needs no answer
+}
+
+// respondStream answers a stream client with a complete response, as the
+// events it is equivalent to.
+func (rw *responseWriter) respondStream(resp *translate.Response) {
+	enc := rw.client.NewStreamEncoder(rw.clientReq)
+	rw.out.Reset()
+	events := translate.ResponseEvents(nil, resp)
+	for i := range events {
+		enc.Encode(&rw.out, &events[i])
+	}
+	stripEntityHeaders(rw.header)
+	setStreamHeaders(rw.header)
+	rw.commit(http.StatusOK)
+	rw.writeEnd(rw.out.Bytes())
+}
+
+// copyTrailers passes on the trailers the upstream handler set after the
+// body (passthrough only; translated bodies drop them).
+func (rw *responseWriter) copyTrailers() {
+	dst := rw.ResponseWriter.Header()
+	declared := rw.header.Values("Trailer")
+	for k, v := range rw.header {
+		if strings.HasPrefix(k, http.TrailerPrefix) || declaresTrailer(declared, k) {
+			dst[k] = v
+		}
+	}
+}
+
+func declaresTrailer(declared []string, key string) bool {
+	for _, line := range declared {
+		for name := range strings.SplitSeq(line, ",") {
+			if http.CanonicalHeaderKey(strings.TrimSpace(name)) == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stripEntityHeaders removes the headers that describe the upstream's body,
+// which a translated body no longer matches.
+func stripEntityHeaders(h http.Header) {
+	for _, k := range []string{"Content-Length", "Content-Type", "Content-Encoding", "Etag", "Transfer-Encoding", "Last-Modified", "Accept-Ranges", "Trailer"} {
+		delete(h, k)
+	}
+}
+
+// setStreamHeaders marks a translated response as an event stream.
+func setStreamHeaders(h http.Header) {
+	delete(h, "Content-Length")
+	h.Set("Content-Type", "text/event-stream")
+	setNoBuffering(h)
+}
+
+// setNoBuffering asks everything on the way not to buffer or compress a
+// stream: no-transform keeps Caddy's encode handler from compressing it
+// (encode's default matcher includes text/*), X-Accel-Buffering keeps an
+// nginx in front from holding it back.
+func setNoBuffering(h http.Header) {
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("X-Accel-Buffering", "no")
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream, with
+// or without parameters.
+func isEventStream(ct string) bool {
+	const sse = "text/event-stream"
+	if len(ct) < len(sse) || !strings.EqualFold(ct[:len(sse)], sse) {
+		return false
+	}
+	rest := strings.TrimLeft(ct[len(sse):], " \t")
+	return rest == "" || rest[0] == ';'
+}
+
+// discardEncoder is the stream encoder of an observing transcoder: the IR
+// events are only looked at (through Observe), never encoded.
+type discardEncoder struct{}
+
+func (discardEncoder) Encode(translate.FrameWriter, *translate.Event) {}
+
+// writerOnly hides every method of a writer but Write, so io.Copy cannot
+// take a shortcut around it.
+type writerOnly struct{ io.Writer }
+
+// Interface guards
+var (
+	_ http.ResponseWriter                       = (*responseWriter)(nil)
+	_ http.Flusher                              = (*responseWriter)(nil)
+	_ io.ReaderFrom                             = (*responseWriter)(nil)
+	_ interface{ FlushError() error }           = (*responseWriter)(nil)
+	_ interface{ Unwrap() http.ResponseWriter } = (*responseWriter)(nil)
+	_ translate.StreamEncoder                   = discardEncoder{}
+)

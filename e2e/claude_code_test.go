@@ -1,0 +1,174 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/internal/testcaddy"
+)
+
+// agentBinary returns the path of an npm-installed agent CLI, skipping the
+// test when it is not installed (and failing in CI, where .ci/run installs it).
+func agentBinary(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("node_modules", ".bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed; .ci/run must run `npm ci --prefix e2e` first", name)
+		}
+		t.Skipf("%s is not installed: run `npm ci --prefix e2e`", name)
+	}
+	return p
+}
+
+// mockJournal returns the requests the mock backend received, oldest first.
+func mockJournal(t *testing.T, port int) gjson.Result {
+	t.Helper()
+	resp, err := testcaddy.Client.Get(testcaddy.URL(port) + "/_mock/requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !gjson.ValidBytes(body) {
+		t.Fatalf("mock journal: %d %s", resp.StatusCode, body)
+	}
+	return gjson.ParseBytes(body)
+}
+
+// runIsolated runs an agent with a fresh HOME, TMPDIR and working folder,
+// only the given environment, no standard input and a time limit.
+func runIsolated(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	home, work := t.TempDir(), t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = work
+	cmd.Env = append([]string{
+		"HOME=" + home,
+		"TMPDIR=" + t.TempDir(),
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"LANG=C.UTF-8",
+		// Belt and braces on top of the network namespace: anything that
+		// honours a proxy goes to a dead loopback port.
+		"HTTPS_PROXY=http://127.0.0.1:9",
+		"HTTP_PROXY=http://127.0.0.1:9",
+		"NO_PROXY=127.0.0.1,localhost",
+	}, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errb, nil
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// TestClaudeCodeThroughOpenAIBackend runs Claude Code, which speaks only
+// Anthropic Messages, against an OpenAI Chat backend through louter, and asks
+// it to run a shell command. The mock backend answers the first turn with a
+// Bash tool call; Claude Code must run it and send the result back, which
+// reaches the backend as an OpenAI tool message.
+func TestClaudeCodeThroughOpenAIBackend(t *testing.T) {
+	claude := agentBinary(t, "claude")
+	ports := testcaddy.Start(t, `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		backend mock {
+			protocol openai_chat
+			api_key backend-secret
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model * mock
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock {
+		name claude-e2e
+	}
+}
+`)
+	stdout, stderr, err := runIsolated(t, claude, []string{
+		"ANTHROPIC_BASE_URL=" + testcaddy.URL(ports[0]) + "/anthropic",
+		"ANTHROPIC_API_KEY=sk-ant-client-dummy",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_UPDATES=1",
+		"DISABLE_BUG_COMMAND=1",
+		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+		"IS_SANDBOX=1",
+		"CLAUDE_CODE_MAX_RETRIES=1",
+	}, "-p", `Run the shell command "echo louter-ok" and tell me its output.`,
+		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose")
+	if err != nil {
+		t.Fatalf("claude failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+
+	t.Logf("Claude Code transcript:\n%s", stdout)
+	// Claude Code's own transcript: the Bash tool ran and printed louter-ok.
+	var ranBash, gotResult bool
+	for _, line := range strings.Split(stdout, "\n") {
+		if !gjson.Valid(line) {
+			continue
+		}
+		msg := gjson.Parse(line)
+		msg.Get("message.content").ForEach(func(_, block gjson.Result) bool {
+			switch block.Get("type").String() {
+			case "tool_use":
+				if block.Get("name").String() == "Bash" && strings.Contains(block.Get("input.command").String(), "echo louter-ok") {
+					ranBash = true
+				}
+			case "tool_result":
+				if strings.Contains(block.Get("content").Raw, "louter-ok") {
+					gotResult = true
+				}
+			}
+			return true
+		})
+	}
+	if !ranBash || !gotResult {
+		t.Fatalf("Claude Code did not run the tool (tool_use seen: %v, result seen: %v):\n%s\nstderr:\n%s", ranBash, gotResult, stdout, stderr)
+	}
+
+	// The backend side: OpenAI Chat requests, the last one carrying the tool
+	// result as a tool message; the client's key never reached it.
+	journal := mockJournal(t, ports[1]).Array()
+	if len(journal) < 2 {
+		t.Fatalf("backend saw %d requests, want at least 2", len(journal))
+	}
+	var sawResult bool
+	for _, req := range journal {
+		if p := req.Get("protocol").String(); p != "openai_chat" {
+			t.Errorf("backend request in protocol %q, want openai_chat", p)
+		}
+		if strings.Contains(req.Get("headers").Raw, "sk-ant-client-dummy") {
+			t.Errorf("the client's API key reached the backend: %s", req.Get("headers").Raw)
+		}
+		if auth := req.Get("headers.Authorization").String(); !strings.Contains(auth, "Bearer backend-secret") {
+			t.Errorf("backend Authorization = %q, want the configured key", auth)
+		}
+		req.Get("body.messages").ForEach(func(_, m gjson.Result) bool {
+			if m.Get("role").String() == "tool" && strings.Contains(m.Get("content").Raw, "louter-ok") {
+				sawResult = true
+			}
+			return true
+		})
+	}
+	if !sawResult {
+		t.Fatalf("no backend request carried the tool result as a tool message:\n%s", journal[len(journal)-1].Raw)
+	}
+}

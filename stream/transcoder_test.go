@@ -1,0 +1,204 @@
+package stream_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/louter/louter/stream"
+	"github.com/louter/louter/translate"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/golden/transcode")
+
+// fixtureDirs hold upstream streams: in a folder named after a protocol,
+// every .sse file is that protocol's; elsewhere the file name starts with
+// "<protocol>_".
+var fixtureDirs = []string{"captured", "anthropic", "openai_chat"}
+
+type fixture struct {
+	name     string
+	protocol translate.Protocol
+	body     []byte
+}
+
+func loadFixtures(t *testing.T) []fixture {
+	t.Helper()
+	protocols := translate.Protocols()
+	// Longest name first, so "openai_chat_" wins over a shorter prefix.
+	sort.Slice(protocols, func(i, j int) bool { return len(protocols[i]) > len(protocols[j]) })
+	protocolOf := func(dir, base string) (translate.Protocol, bool) {
+		if _, ok := translate.Lookup(translate.Protocol(dir)); ok {
+			return translate.Protocol(dir), true
+		}
+		for _, p := range protocols {
+			if strings.HasPrefix(base, string(p)+"_") {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	var out []fixture
+	for _, dir := range fixtureDirs {
+		paths, _ := filepath.Glob(filepath.Join("..", "testdata", dir, "*.sse"))
+		for _, p := range paths {
+			base := filepath.Base(p)
+			proto, ok := protocolOf(dir, base)
+			if !ok {
+				continue
+			}
+			body, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fixture{name: dir + "/" + base, protocol: proto, body: body})
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no stream fixtures found")
+	}
+	return out
+}
+
+// Ids louter generates (prefix + 24 random hex digits) and timestamps
+// differ from run to run; everything else, upstream ids included, must not.
+var (
+	reGeneratedID = regexp.MustCompile(`(msg_|toolu_|call_|chatcmpl-)[0-9a-f]{24}\b`)
+	reCreated     = regexp.MustCompile(`"created":\d+`)
+)
+
+func normalize(b []byte) []byte {
+	b = reGeneratedID.ReplaceAll(b, []byte(`${1}GENERATED`))
+	return reCreated.ReplaceAll(b, []byte(`"created":0`))
+}
+
+// transcode runs body through a fresh transcoder, chunk by chunk.
+func transcode(t *testing.T, from, to translate.Protocol, chunks [][]byte) []byte {
+	t.Helper()
+	dec, _ := translate.Lookup(from)
+	enc, _ := translate.Lookup(to)
+	req := &translate.Request{Model: "client-model", Stream: true, IncludeUsage: true}
+	tc := stream.NewTranscoder(&stream.SSEParser{}, dec.NewStreamDecoder(), enc.NewStreamEncoder(req), &stream.SSEOutput{})
+	var out []byte
+	for _, c := range chunks {
+		out = append(out, tc.Write(c)...)
+	}
+	out = append(out, tc.Close()...)
+	return normalize(out)
+}
+
+// TestTranscodeSplitAnywhere is the stream state machines' main guarantee:
+// however the upstream body is cut into writes, the client receives the same
+// bytes.
+func TestTranscodeSplitAnywhere(t *testing.T) {
+	for _, fx := range loadFixtures(t) {
+		for _, to := range translate.Protocols() {
+			t.Run(fx.name+"->"+string(to), func(t *testing.T) {
+				whole := transcode(t, fx.protocol, to, [][]byte{fx.body})
+				if len(whole) == 0 {
+					t.Fatal("no output")
+				}
+				for i := 0; i <= len(fx.body); i++ {
+					got := transcode(t, fx.protocol, to, [][]byte{fx.body[:i], fx.body[i:]})
+					if !bytes.Equal(got, whole) {
+						t.Fatalf("split at byte %d differs:\n--- split\n%s\n--- whole\n%s", i, got, whole)
+					}
+				}
+				bytewise := make([][]byte, len(fx.body))
+				for i := range fx.body {
+					bytewise[i] = fx.body[i : i+1]
+				}
+				if got := transcode(t, fx.protocol, to, bytewise); !bytes.Equal(got, whole) {
+					t.Fatalf("byte-by-byte differs:\n--- bytewise\n%s\n--- whole\n%s", got, whole)
+				}
+				goldenFile(t, filepath.Join("transcode", strings.TrimSuffix(strings.ReplaceAll(fx.name, "/", "_"), ".sse")+".to_"+string(to)+".sse"), whole)
+			})
+		}
+	}
+}
+
+// TestTranscodeEndsProperly checks that every client stream ends the way its
+// protocol ends a stream, whatever the upstream did: complete streams with
+// their terminator, failed or cut ones with an error event.
+func TestTranscodeEndsProperly(t *testing.T) {
+	for _, fx := range loadFixtures(t) {
+		for _, to := range translate.Protocols() {
+			out := transcode(t, fx.protocol, to, [][]byte{fx.body})
+			var last string
+			var p stream.SSEParser
+			collect := func(name string, data []byte) { last = name + " " + string(data) }
+			if err := p.Feed(out, collect); err != nil {
+				t.Fatal(err)
+			}
+			_ = p.Close(collect)
+			ok := false
+			switch to {
+			case translate.ProtocolAnthropic:
+				ok = strings.HasPrefix(last, "message_stop ") || strings.HasPrefix(last, "error ")
+			case translate.ProtocolOpenAIChat:
+				ok = last == " [DONE]"
+			default:
+				ok = last != ""
+			}
+			if !ok {
+				t.Errorf("%s -> %s: stream ends with %q", fx.name, to, last)
+			}
+		}
+	}
+}
+
+// TestTranscodeCutAtEveryEvent truncates each fixture after every complete
+// event and checks the client never gets a stream that looks complete
+// without an error, unless the upstream had already finished.
+func TestTranscodeCutAtEveryEvent(t *testing.T) {
+	for _, fx := range loadFixtures(t) {
+		events := bytes.SplitAfter(fx.body, []byte("\n\n"))
+		for n := 1; n < len(events)-1; n++ {
+			cut := bytes.Join(events[:n], nil)
+			for _, to := range translate.Protocols() {
+				out := transcode(t, fx.protocol, to, [][]byte{cut})
+				if !bytes.Contains(out, []byte("error")) && !finishedUpstream(fx.protocol, cut) {
+					t.Errorf("%s cut after %d events -> %s: no error in %s", fx.name, n, to, out)
+				}
+			}
+		}
+	}
+}
+
+// finishedUpstream reports whether the upstream had already said the
+// response was complete (then a cut only loses the terminator).
+func finishedUpstream(p translate.Protocol, b []byte) bool {
+	switch p {
+	case translate.ProtocolAnthropic:
+		return bytes.Contains(b, []byte(`"stop_reason":"`))
+	case translate.ProtocolOpenAIChat:
+		return bytes.Contains(b, []byte(`"finish_reason":"`))
+	}
+	return false
+}
+
+func goldenFile(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file %s: %v (run with -update to create it)", path, err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}

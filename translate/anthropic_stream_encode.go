@@ -1,0 +1,192 @@
+package translate
+
+// anthropicStreamEncoder writes IR events as an Anthropic Messages stream
+// (REFERENCE §1.6) for a client such as Claude Code or the Anthropic SDKs.
+// Every event carries its "event:" name: the SDKs dispatch on it.
+//
+// Whatever the IR stream looked like, a stop always produces message_delta
+// and message_stop (Claude Code retries a stream without them), and blocks
+// are numbered 0, 1, 2, … in the order they start.
+type anthropicStreamEncoder struct {
+	model   string
+	started bool
+	done    bool
+
+	open    bool // a content block is open
+	openIR  int  // its IR index
+	openOut int  // its wire index
+	next    int  // wire index of the next block
+
+	usage Usage  // last usage seen, for message_delta
+	buf   []byte // reused for every event's data
+}
+
+// Encode implements StreamEncoder.
+func (s *anthropicStreamEncoder) Encode(w FrameWriter, ev *Event) {
+	if s.done {
+		return
+	}
+	switch ev.Type {
+	case EventMessageStart:
+		s.start(w, ev)
+	case EventBlockStart:
+		s.start(w, nil)
+		s.closeBlock(w)
+		s.blockStart(w, ev)
+	case EventBlockDelta:
+		if s.open && ev.Index == s.openIR {
+			s.blockDelta(w, ev)
+		}
+	case EventBlockStop:
+		if s.open && ev.Index == s.openIR {
+			s.closeBlock(w)
+		}
+	case EventUsage:
+		// Anthropic reports usage once more in message_delta; an extra
+		// message_delta mid-stream would end the SDK's accumulation early.
+		if ev.Usage != nil {
+			s.usage = *ev.Usage
+		}
+	case EventMessageStop:
+		s.start(w, nil)
+		s.closeBlock(w)
+		s.stop(w, ev)
+		s.done = true
+	case EventError:
+		// No message_start is needed before an error: the SDKs raise on
+		// the error event whatever came before.
+		err := ev.Err
+		if err == nil {
+			err = &Error{Status: 500, Kind: ErrAPI, Message: "stream failed"}
+		}
+		s.buf = appendAnthError(s.buf[:0], err)
+		w.WriteFrame("error", s.buf)
+		s.done = true
+	}
+}
+
+// start writes message_start once. ev is nil when an event other than
+// EventMessageStart arrived first.
+func (s *anthropicStreamEncoder) start(w FrameWriter, ev *Event) {
+	if s.started {
+		return
+	}
+	s.started = true
+	id, model := "", s.model
+	if ev != nil {
+		id = ev.ID
+		if model == "" {
+			model = ev.Model
+		}
+		if ev.Usage != nil {
+			s.usage = *ev.Usage
+		}
+	}
+	if id == "" {
+		id = anthNewID("msg_")
+	}
+	b := append(s.buf[:0], `{"type":"message_start","message":{"id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"type":"message","role":"assistant","model":`...)
+	b = appendJSONString(b, model)
+	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
+	// Output is not known yet: the real API sends a placeholder too.
+	u := s.usage
+	u.OutputTokens = 0
+	b = appendAnthUsage(b, &u)
+	b = append(b, "}}"...)
+	s.buf = b
+	w.WriteFrame("message_start", b)
+}
+
+func (s *anthropicStreamEncoder) blockStart(w FrameWriter, ev *Event) {
+	b := append(s.buf[:0], `{"type":"content_block_start","index":`...)
+	b = appendJSONInt(b, int64(s.next))
+	b = append(b, `,"content_block":`...)
+	switch ev.Block {
+	case BlockText:
+		b = append(b, `{"type":"text","text":""}`...)
+	case BlockThinking:
+		b = append(b, `{"type":"thinking","thinking":"","signature":""}`...)
+	case BlockRedactedThinking:
+		b = append(b, `{"type":"redacted_thinking","data":`...)
+		b = appendJSONString(b, ev.Signature)
+		b = append(b, '}')
+	case BlockToolCall:
+		id := ev.ID
+		if id == "" {
+			id = anthNewID("toolu_")
+		}
+		b = append(b, `{"type":"tool_use","id":`...)
+		b = appendJSONString(b, id)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, ev.Name)
+		b = append(b, `,"input":{}}`...)
+	default:
+		return
+	}
+	b = append(b, '}')
+	s.buf = b
+	s.open, s.openIR, s.openOut = true, ev.Index, s.next
+	s.next++
+	w.WriteFrame("content_block_start", b)
+}
+
+func (s *anthropicStreamEncoder) blockDelta(w FrameWriter, ev *Event) {
+	b := append(s.buf[:0], `{"type":"content_block_delta","index":`...)
+	b = appendJSONInt(b, int64(s.openOut))
+	switch {
+	case ev.Block == BlockText && ev.Text != "":
+		b = append(b, `,"delta":{"type":"text_delta","text":`...)
+		b = appendJSONString(b, ev.Text)
+	case ev.Block == BlockThinking && ev.Signature != "":
+		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
+		b = appendJSONString(b, ev.Signature)
+	case ev.Block == BlockThinking && ev.Text != "":
+		b = append(b, `,"delta":{"type":"thinking_delta","thinking":`...)
+		b = appendJSONString(b, ev.Text)
+	case ev.Block == BlockToolCall && ev.Text != "":
+		b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
+		b = appendJSONString(b, ev.Text)
+	default:
+		return
+	}
+	b = append(b, "}}"...)
+	s.buf = b
+	w.WriteFrame("content_block_delta", b)
+}
+
+func (s *anthropicStreamEncoder) closeBlock(w FrameWriter) {
+	if !s.open {
+		return
+	}
+	s.open = false
+	b := append(s.buf[:0], `{"type":"content_block_stop","index":`...)
+	b = appendJSONInt(b, int64(s.openOut))
+	b = append(b, '}')
+	s.buf = b
+	w.WriteFrame("content_block_stop", b)
+}
+
+func (s *anthropicStreamEncoder) stop(w FrameWriter, ev *Event) {
+	if ev.Usage != nil {
+		s.usage = *ev.Usage
+	}
+	b := append(s.buf[:0], `{"type":"message_delta","delta":{"stop_reason":`...)
+	b = appendJSONString(b, anthStopReason(ev.Stop))
+	b = append(b, `,"stop_sequence":`...)
+	b = appendJSONStringOrNull(b, ev.StopSequence)
+	b = append(b, `},"usage":`...)
+	b = appendAnthUsage(b, &s.usage)
+	b = append(b, '}')
+	s.buf = b
+	w.WriteFrame("message_delta", b)
+	w.WriteFrame("message_stop", anthMessageStop)
+}
+
+// anthMessageStop is the data of every message_stop event. Writers only
+// read it.
+var anthMessageStop = []byte(`{"type":"message_stop"}`)
+
+// Interface guard.
+var _ StreamEncoder = (*anthropicStreamEncoder)(nil)

@@ -1,0 +1,129 @@
+package translate
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// This file holds the small JSON writers the codecs build their bodies with.
+// Bodies are assembled by appending bytes, so a request with a 50 KB system
+// prompt costs one copy of it, not a map[string]any round trip. Raw subtrees
+// (tool schemas, arguments) are appended as they came.
+//
+// gjson.AppendJSONString exists, but it escapes <, > and & unless a
+// package-global switch is flipped; coding prompts are full of those, and the
+// escapes would bloat bodies and differ from what the providers send. So we
+// write our own string appender.
+
+const jsonHex = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string literal. Control characters,
+// quotes and backslashes are escaped; invalid UTF-8 becomes U+FFFD so the
+// output is always valid JSON; U+2028 and U+2029 are escaped so the output is
+// also safe to embed in JavaScript. Runs of plain bytes are copied at once.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', jsonHex[c>>4], jsonHex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendJSONKey appends a member name and its colon: "key":
+func appendJSONKey(dst []byte, key string) []byte {
+	dst = appendJSONString(dst, key)
+	return append(dst, ':')
+}
+
+// appendJSONComma appends a comma unless dst is empty or ends in an opening
+// brace, an opening bracket or a colon, so members and elements can be
+// appended without tracking whether one came before.
+func appendJSONComma(dst []byte) []byte {
+	if n := len(dst); n > 0 && dst[n-1] != '{' && dst[n-1] != '[' && dst[n-1] != ':' {
+		dst = append(dst, ',')
+	}
+	return dst
+}
+
+// appendJSONRawOrNull appends raw, which must be valid JSON, or null when it
+// is empty.
+func appendJSONRawOrNull(dst []byte, raw []byte) []byte {
+	if len(raw) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, raw...)
+}
+
+// appendJSONStringOrNull appends s as a JSON string, or null when it is
+// empty.
+func appendJSONStringOrNull(dst []byte, s string) []byte {
+	if s == "" {
+		return append(dst, "null"...)
+	}
+	return appendJSONString(dst, s)
+}
+
+// appendJSONInt appends an integer.
+func appendJSONInt(dst []byte, n int64) []byte {
+	return strconv.AppendInt(dst, n, 10)
+}
+
+// appendJSONFloat appends a number in its shortest exact form. JSON has no
+// NaN or infinities; they become null.
+func appendJSONFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
+// appendJSONBool appends true or false.
+func appendJSONBool(dst []byte, b bool) []byte {
+	if b {
+		return append(dst, "true"...)
+	}
+	return append(dst, "false"...)
+}

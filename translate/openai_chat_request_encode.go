@@ -1,0 +1,616 @@
+package translate
+
+import (
+	"encoding/base64"
+	"strings"
+)
+
+// Reasons recorded with Request.Drop by EncodeRequest.
+const (
+	oaiDropCacheControl = "openai_chat has no cache breakpoints (OpenAI-compatible servers cache prompts on their own)"
+	oaiDropThinking     = "reasoning history is not sent to openai_chat backends"
+	oaiDropRedacted     = "encrypted reasoning cannot be sent to openai_chat backends"
+)
+
+// EncodeRequest implements Codec. It writes a Chat Completions request for an
+// OpenAI-compatible backend (OpenAI, llama-server, vLLM, Ollama) from an IR
+// that usually came from another protocol, typically Claude Code's Anthropic
+// request.
+func (openAIChatCodec) EncodeRequest(req *Request) ([]byte, error) {
+	e := oaiRequestEncoder{req: req}
+	b := make([]byte, 0, oaiRequestSizeHint(req))
+	b = append(b, `{"model":`...)
+	b = appendJSONString(b, req.Model)
+	b = append(b, `,"messages":[`...)
+	b = e.appendMessages(b)
+	b = append(b, ']')
+
+	if len(req.Tools) > 0 {
+		b = e.appendTools(b)
+		if req.ToolChoice != nil {
+			b = oaiAppendToolChoice(b, req.ToolChoice)
+		}
+		if req.ParallelToolCalls != nil {
+			b = append(b, `,"parallel_tool_calls":`...)
+			b = appendJSONBool(b, *req.ParallelToolCalls)
+		}
+	} else if tc := req.ToolChoice; tc != nil && (tc.Mode == ToolChoiceRequired || tc.Mode == ToolChoiceTool) {
+		// OpenAI rejects a tool_choice without tools.
+		req.Drop("tool_choice", "no tools were given")
+	}
+
+	if req.MaxTokens > 0 {
+		// max_completion_tokens is what OpenAI documents (max_tokens is
+		// deprecated and refused by reasoning models).
+		b = append(b, `,"max_completion_tokens":`...)
+		b = appendJSONInt(b, int64(req.MaxTokens))
+	}
+	b = oaiAppendFloatField(b, "temperature", req.Temperature)
+	b = oaiAppendFloatField(b, "top_p", req.TopP)
+	if req.TopK != nil {
+		req.Drop("top_k", "OpenAI Chat Completions has no top_k")
+	}
+	if req.Seed != nil {
+		b = append(b, `,"seed":`...)
+		b = appendJSONInt(b, *req.Seed)
+	}
+	b = oaiAppendFloatField(b, "presence_penalty", req.PresencePenalty)
+	b = oaiAppendFloatField(b, "frequency_penalty", req.FrequencyPenalty)
+	if len(req.StopSequences) > 0 {
+		b = append(b, `,"stop":[`...)
+		for i, s := range req.StopSequences {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		b = append(b, ']')
+	}
+	b = e.appendReasoning(b)
+	if rf := req.ResponseFormat; rf != nil {
+		b = oaiAppendResponseFormat(b, rf)
+	}
+	if req.User != "" {
+		b = append(b, `,"user":`...)
+		b = appendJSONString(b, req.User)
+	}
+	if req.Stream {
+		// Usage is always requested: without it an OpenAI stream carries no
+		// token counts, and clients of other protocols expect them.
+		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	}
+	return append(b, '}'), nil
+}
+
+// oaiRequestSizeHint estimates the encoded size so the body is allocated
+// once in the common case.
+func oaiRequestSizeHint(req *Request) int {
+	n := 256
+	for i := range req.System {
+		n += len(req.System[i].Text) + 8
+	}
+	for i := range req.Messages {
+		n += 48 + oaiPartsSize(req.Messages[i].Parts)
+	}
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		n += 96 + len(t.Name) + len(t.Description) + len(t.Schema)
+	}
+	return n + n/16 // escapes
+}
+
+func oaiPartsSize(parts []Part) int {
+	n := 0
+	for i := range parts {
+		p := &parts[i]
+		n += 48 + len(p.Text)
+		if p.Media != nil {
+			n += len(p.Media.Data) + len(p.Media.URL) + len(p.Media.MediaType) + 32
+		}
+		if p.ToolCall != nil {
+			n += 64 + len(p.ToolCall.ID) + len(p.ToolCall.Name) + len(p.ToolCall.Arguments)
+		}
+		if p.ToolResult != nil {
+			n += 64 + len(p.ToolResult.CallID) + oaiPartsSize(p.ToolResult.Content)
+		}
+	}
+	return n
+}
+
+// oaiRequestEncoder holds the state of one EncodeRequest call.
+type oaiRequestEncoder struct {
+	req     *Request
+	media   []*Part // images and documents found in the tool results of one message
+	scratch []*Part // the user parts of one message that are sent
+}
+
+func (e *oaiRequestEncoder) noteCacheControl(p *Part) {
+	if len(p.CacheControl) > 0 {
+		e.req.Drop("cache_control", oaiDropCacheControl)
+	}
+}
+
+// oaiAppendMessageStart appends the comma between messages (none before the
+// first), the opening brace and the role.
+func oaiAppendMessageStart(b []byte, role string) []byte {
+	if b[len(b)-1] != '[' {
+		b = append(b, ',')
+	}
+	b = append(b, `{"role":"`...)
+	b = append(b, role...)
+	return append(b, '"')
+}
+
+func (e *oaiRequestEncoder) appendMessages(b []byte) []byte {
+	req := e.req
+	if len(req.System) > 0 {
+		b = e.appendSystem(b, req.System, "\n\n")
+	}
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		switch m.Role {
+		case RoleSystem:
+			b = e.appendSystem(b, m.Parts, "\n\n")
+		case RoleAssistant:
+			b = e.appendAssistant(b, m)
+		default:
+			b = e.appendUser(b, m)
+		}
+	}
+	return b
+}
+
+// appendSystem appends one system message holding the text parts joined
+// with sep. Without any text it appends nothing.
+func (e *oaiRequestEncoder) appendSystem(b []byte, parts []Part, sep string) []byte {
+	texts := 0
+	for i := range parts {
+		p := &parts[i]
+		e.noteCacheControl(p)
+		if p.Type == PartText {
+			texts++
+		} else {
+			e.req.Drop("system."+string(p.Type), "system messages carry text only")
+		}
+	}
+	if texts == 0 {
+		return b
+	}
+	b = oaiAppendMessageStart(b, "system")
+	b = append(b, `,"content":`...)
+	b = oaiAppendTextJoin(b, "", parts, PartText, sep)
+	return append(b, '}')
+}
+
+// oaiAppendTextJoin appends, as one JSON string, prefix followed by the
+// text of the parts of type t joined with sep. The texts are escaped
+// straight into b: a long system prompt or tool output is copied once.
+func oaiAppendTextJoin(b []byte, prefix string, parts []Part, t PartType, sep string) []byte {
+	b = appendJSONString(b, prefix)
+	first := true
+	for i := range parts {
+		if parts[i].Type != t {
+			continue
+		}
+		if !first && sep != "" {
+			b = oaiExtendJSONString(b, sep)
+		}
+		first = false
+		b = oaiExtendJSONString(b, parts[i].Text)
+	}
+	return b
+}
+
+// oaiExtendJSONString appends s, escaped, to the JSON string literal that
+// ends b.
+func oaiExtendJSONString(b []byte, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = b[:len(b)-1] // reopen the string
+	start := len(b)
+	b = appendJSONString(b, s)
+	copy(b[start:], b[start+1:]) // drop the opening quote of s
+	return b[:len(b)-1]
+}
+
+// appendUser appends a user turn. Tool results become tool messages, one per
+// result in order, which must directly follow the assistant message that
+// made the calls. Then come a user message with the images and documents the
+// tools returned (tool messages carry text only, so they travel in the next
+// user message: nothing is lost), then the rest of the turn.
+func (e *oaiRequestEncoder) appendUser(b []byte, m *Message) []byte {
+	e.media = e.media[:0]
+	e.scratch = e.scratch[:0]
+	results := 0
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		e.noteCacheControl(p)
+		switch p.Type {
+		case PartToolResult:
+			results++
+			b = e.appendToolMessage(b, p.ToolResult)
+		case PartText, PartImage, PartDocument:
+			e.scratch = append(e.scratch, p)
+		case PartThinking, PartRedactedThinking, PartToolCall:
+			e.req.Drop("messages.user."+string(p.Type), "not valid in a user message")
+		}
+	}
+	if len(e.media) > 0 {
+		b = e.appendUserMessage(b, e.media)
+	}
+	if len(e.scratch) > 0 || results == 0 {
+		b = e.appendUserMessage(b, e.scratch)
+	}
+	return b
+}
+
+func (e *oaiRequestEncoder) appendToolMessage(b []byte, tr *ToolResult) []byte {
+	b = oaiAppendMessageStart(b, "tool")
+	b = append(b, `,"tool_call_id":`...)
+	b = appendJSONString(b, tr.CallID)
+	prefix := ""
+	if tr.IsError {
+		// OpenAI has no error flag on tool results.
+		prefix = "Error: "
+	}
+	for i := range tr.Content {
+		p := &tr.Content[i]
+		e.noteCacheControl(p)
+		switch p.Type {
+		case PartText:
+		case PartImage, PartDocument:
+			e.media = append(e.media, p)
+		default:
+			e.req.Drop("tool_result."+string(p.Type), "tool results carry text, images and documents only")
+		}
+	}
+	b = append(b, `,"content":`...)
+	b = oaiAppendTextJoin(b, prefix, tr.Content, PartText, "\n")
+	return append(b, '}')
+}
+
+// appendUserMessage appends a user message: a single text as a string
+// content (what every OpenAI-compatible server accepts), anything else as an
+// array of content parts.
+func (e *oaiRequestEncoder) appendUserMessage(b []byte, parts []*Part) []byte {
+	b = oaiAppendMessageStart(b, "user")
+	b = append(b, `,"content":`...)
+	if len(parts) == 0 {
+		b = append(b, `""`...)
+		return append(b, '}')
+	}
+	if len(parts) == 1 && parts[0].Type == PartText {
+		b = appendJSONString(b, parts[0].Text)
+		return append(b, '}')
+	}
+	b = append(b, '[')
+	start := len(b)
+	for _, p := range parts {
+		mark := len(b)
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = e.appendContentPart(b, p); !ok {
+			b = b[:mark]
+		}
+	}
+	if len(b) == start {
+		// Nothing could be sent; keep the turn so roles still alternate.
+		b = b[:start-1]
+		b = append(b, `""`...)
+		return append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// appendContentPart appends one user content part; ok is false when the
+// part cannot be expressed (the reason is recorded).
+func (e *oaiRequestEncoder) appendContentPart(b []byte, p *Part) ([]byte, bool) {
+	switch p.Type {
+	case PartText:
+		b = append(b, `{"type":"text","text":`...)
+		b = appendJSONString(b, p.Text)
+		return append(b, '}'), true
+	case PartImage:
+		m := p.Media
+		switch {
+		case m == nil:
+			return b, false
+		case m.Data != "":
+			b = append(b, `{"type":"image_url","image_url":{"url":`...)
+			b = oaiAppendDataURL(b, m.MediaType, m.Data)
+		case m.URL != "":
+			b = append(b, `{"type":"image_url","image_url":{"url":`...)
+			b = appendJSONString(b, m.URL)
+		default:
+			e.req.Drop("image.file_id", "openai_chat image parts take a URL or inline data only")
+			return b, false
+		}
+		if m.Detail != "" {
+			b = append(b, `,"detail":`...)
+			b = appendJSONString(b, m.Detail)
+		}
+		return append(b, "}}"...), true
+	case PartDocument:
+		return e.appendDocument(b, p.Media)
+	}
+	return b, false
+}
+
+func (e *oaiRequestEncoder) appendDocument(b []byte, m *Media) ([]byte, bool) {
+	if m == nil {
+		return b, false
+	}
+	if strings.HasPrefix(m.MediaType, "text/") && m.Data != "" {
+		// Chat Completions files are PDFs; a plain-text document is sent
+		// as its text.
+		text := m.Data
+		if raw, err := base64.StdEncoding.DecodeString(m.Data); err == nil {
+			text = string(raw)
+		}
+		if m.Title != "" {
+			e.req.Drop("document.title", "plain-text documents are sent as text without their title")
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = appendJSONString(b, text)
+		return append(b, '}'), true
+	}
+	switch {
+	case m.Data != "":
+		name := m.Filename
+		if name == "" {
+			// OpenAI requires a filename with file_data.
+			name = m.Title
+			if name == "" {
+				name = "document"
+			}
+			if m.MediaType == "application/pdf" && !strings.HasSuffix(strings.ToLower(name), ".pdf") {
+				name += ".pdf"
+			}
+		}
+		b = append(b, `{"type":"file","file":{"filename":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"file_data":`...)
+		b = oaiAppendDataURL(b, m.MediaType, m.Data)
+	case m.FileID != "":
+		b = append(b, `{"type":"file","file":{"file_id":`...)
+		b = appendJSONString(b, m.FileID)
+	default:
+		e.req.Drop("document.url", "openai_chat files take inline data or a file id, not a URL")
+		return b, false
+	}
+	return append(b, "}}"...), true
+}
+
+// oaiAppendDataURL appends "data:<mediaType>;base64,<data>" as a JSON string
+// without building the (possibly megabytes long) URL as a Go string first.
+func oaiAppendDataURL(b []byte, mediaType, data string) []byte {
+	b = appendJSONString(b, "data:"+mediaType+";base64,")
+	return oaiExtendJSONString(b, data)
+}
+
+// appendAssistant appends an assistant turn: its text as content (null when
+// it only calls tools) and its tool calls. Reasoning is not sent: OpenAI
+// rejects it and the servers that accept it differ in the field name (a
+// per-backend dialect is a later addition).
+func (e *oaiRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
+	texts, calls := 0, 0
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		e.noteCacheControl(p)
+		switch p.Type {
+		case PartText:
+			texts++
+		case PartToolCall:
+			calls++
+		case PartThinking:
+			e.req.Drop("thinking", oaiDropThinking)
+		case PartRedactedThinking:
+			e.req.Drop("redacted_thinking", oaiDropRedacted)
+		default:
+			e.req.Drop("messages.assistant."+string(p.Type), "openai_chat assistant messages carry text and tool calls only")
+		}
+	}
+	b = oaiAppendMessageStart(b, "assistant")
+	b = append(b, `,"content":`...)
+	switch {
+	case texts > 0:
+		// The text blocks of one turn are one answer (they were split
+		// around tool calls or by the stream), so they join without a
+		// separator.
+		b = oaiAppendTextJoin(b, "", m.Parts, PartText, "")
+	case calls > 0:
+		b = append(b, "null"...)
+	default:
+		b = append(b, `""`...)
+	}
+	if calls > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		first := true
+		for i := range m.Parts {
+			p := &m.Parts[i]
+			if p.Type != PartToolCall || p.ToolCall == nil {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = oaiAppendToolCall(b, -1, p.ToolCall.ID, p.ToolCall.Name, p.ToolCall.Arguments)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// oaiAppendToolCall appends a tool call object; index >= 0 adds the
+// "index" member that stream deltas carry. Empty arguments become "{}".
+func oaiAppendToolCall(b []byte, index int, id, name, args string) []byte {
+	b = append(b, '{')
+	if index >= 0 {
+		b = append(b, `"index":`...)
+		b = appendJSONInt(b, int64(index))
+		b = append(b, ',')
+	}
+	b = append(b, `"id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"type":"function","function":{"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"arguments":`...)
+	if strings.TrimSpace(args) == "" && index < 0 {
+		args = "{}"
+	}
+	b = appendJSONString(b, args)
+	return append(b, "}}"...)
+}
+
+func (e *oaiRequestEncoder) appendTools(b []byte) []byte {
+	b = append(b, `,"tools":[`...)
+	for i := range e.req.Tools {
+		t := &e.req.Tools[i]
+		if len(t.CacheControl) > 0 {
+			e.req.Drop("cache_control", oaiDropCacheControl)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"function","function":{"name":`...)
+		b = appendJSONString(b, t.Name)
+		if t.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendJSONString(b, t.Description)
+		}
+		b = append(b, `,"parameters":`...)
+		if len(t.Schema) > 0 {
+			b = append(b, t.Schema...)
+		} else {
+			// OpenAI requires an object schema, even for a tool without
+			// parameters.
+			b = append(b, `{"type":"object","properties":{}}`...)
+		}
+		if t.Strict != nil {
+			b = append(b, `,"strict":`...)
+			b = appendJSONBool(b, *t.Strict)
+		}
+		b = append(b, "}}"...)
+	}
+	return append(b, ']')
+}
+
+func oaiAppendToolChoice(b []byte, tc *ToolChoice) []byte {
+	b = append(b, `,"tool_choice":`...)
+	switch tc.Mode {
+	case ToolChoiceNone:
+		return append(b, `"none"`...)
+	case ToolChoiceTool:
+		b = append(b, `{"type":"function","function":{"name":`...)
+		b = appendJSONString(b, tc.Name)
+		return append(b, "}}"...)
+	}
+	mode := "auto"
+	if tc.Mode == ToolChoiceRequired {
+		mode = "required"
+	}
+	if len(tc.Allowed) == 0 {
+		b = append(b, '"')
+		b = append(b, mode...)
+		return append(b, '"')
+	}
+	b = append(b, `{"type":"allowed_tools","allowed_tools":{"mode":"`...)
+	b = append(b, mode...)
+	b = append(b, `","tools":[`...)
+	for i, name := range tc.Allowed {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"function","function":{"name":`...)
+		b = appendJSONString(b, name)
+		b = append(b, "}}"...)
+	}
+	return append(b, "]}}"...)
+}
+
+func oaiAppendFloatField(b []byte, key string, f *float64) []byte {
+	if f == nil {
+		return b
+	}
+	b = append(b, ',')
+	b = appendJSONKey(b, key)
+	return appendJSONFloat(b, *f)
+}
+
+// appendReasoning writes reasoning_effort. An explicit effort is sent as
+// given; an Anthropic-style token budget is turned into an effort; adaptive
+// thinking without an effort leaves the choice to the model's default, and
+// disabled thinking sends nothing (unless the client said "none", which
+// OpenAI's newer models understand).
+func (e *oaiRequestEncoder) appendReasoning(b []byte) []byte {
+	r := e.req.Reasoning
+	if r == nil {
+		return b
+	}
+	if r.Display != "" {
+		e.req.Drop("thinking.display", "openai_chat has no reasoning display setting")
+	}
+	effort := r.Effort
+	switch r.Mode {
+	case ReasoningDisabled:
+		if effort != "none" {
+			effort = ""
+		}
+	case ReasoningEnabled:
+		if effort == "" && r.BudgetTokens > 0 {
+			effort = oaiEffortForBudget(r.BudgetTokens)
+			e.req.Drop("thinking.budget_tokens", "sent as reasoning_effort "+effort)
+		}
+	}
+	if effort == "" {
+		return b
+	}
+	b = append(b, `,"reasoning_effort":`...)
+	return appendJSONString(b, effort)
+}
+
+// oaiEffortForBudget approximates a thinking token budget as an effort.
+func oaiEffortForBudget(budget int) string {
+	switch {
+	case budget <= 4096:
+		return "low"
+	case budget <= 16384:
+		return "medium"
+	}
+	return "high"
+}
+
+func oaiAppendResponseFormat(b []byte, rf *ResponseFormat) []byte {
+	b = append(b, `,"response_format":{"type":`...)
+	switch rf.Type {
+	case "json_schema":
+		b = append(b, `"json_schema","json_schema":{"name":`...)
+		name := rf.Name
+		if name == "" {
+			name = "response" // required by OpenAI
+		}
+		b = appendJSONString(b, name)
+		if rf.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendJSONString(b, rf.Description)
+		}
+		if len(rf.Schema) > 0 {
+			b = append(b, `,"schema":`...)
+			b = append(b, rf.Schema...)
+		}
+		if rf.Strict != nil {
+			b = append(b, `,"strict":`...)
+			b = appendJSONBool(b, *rf.Strict)
+		}
+		return append(b, "}}"...)
+	case "json_object":
+		b = append(b, `"json_object"`...)
+	default:
+		b = append(b, `"text"`...)
+	}
+	return append(b, '}')
+}
