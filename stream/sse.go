@@ -41,7 +41,8 @@ type Framer interface {
 type SSEParser struct {
 	MaxEventSize int // 0 means DefaultMaxEventSize
 
-	line    []byte // incomplete line carried across Feed calls
+	line    []byte   // incomplete line carried across Feed calls
+	names   []string // event names seen, so each is allocated once
 	name    []byte
 	data    []byte
 	hasData bool
@@ -139,21 +140,38 @@ func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) e
 
 func (p *SSEParser) dispatch(fn func(string, []byte)) {
 	if p.hasData {
-		fn(string(p.name), p.data)
+		fn(p.eventName(), p.data)
 	}
 	p.name = p.name[:0]
 	p.data = p.data[:0]
 	p.hasData = false
 }
 
-// Close implements Framer.
-func (p *SSEParser) Close(fn func(name string, data []byte)) error {
-	if len(p.line) > 0 {
-		if err := p.processLine(p.line, fn, 1<<62); err != nil {
-			return err
-		}
-		p.line = p.line[:0]
+// eventName returns the current event name as a string, allocating only
+// the first time a name is seen: a protocol has a handful of event names, and
+// a stream repeats them thousands of times.
+func (p *SSEParser) eventName() string {
+	if len(p.name) == 0 {
+		return ""
 	}
+	for _, n := range p.names {
+		if n == string(p.name) { // compiles to a comparison, no allocation
+			return n
+		}
+	}
+	n := string(p.name)
+	if len(p.names) < 32 {
+		p.names = append(p.names, n)
+	}
+	return n
+}
+
+// Close implements Framer. A last line without its line break was cut
+// mid-line and is discarded, as the event-stream rules say; complete lines
+// of an event that only lacks its closing blank line are dispatched, for
+// servers that close the connection right after their last event.
+func (p *SSEParser) Close(fn func(name string, data []byte)) error {
+	p.line = p.line[:0]
 	p.dispatch(fn)
 	return nil
 }

@@ -37,9 +37,10 @@ func (d *anthropicStreamDecoder) Decode(dst []Event, name string, data []byte) [
 		if name == "error" {
 			return d.em.Fail(dst, anthropicCodec{}.DecodeError(0, data))
 		}
-		// A malformed event must not kill the stream; the end of the
-		// body tells whether the answer was complete.
-		return dst
+		// A malformed event is an upstream failure, as with the other
+		// protocols: going on would hand the client an answer with a hole
+		// in it that looks complete.
+		return d.em.Fail(dst, &Error{Status: 502, Kind: ErrAPI, Message: "malformed upstream event: " + anthTruncate(string(data))})
 	}
 	ev := gjson.ParseBytes(data)
 	typ := name

@@ -212,6 +212,12 @@ func TestAnthropicStreamDecode(t *testing.T) {
 			},
 		},
 		{
+			// A malformed event is an upstream failure: the client must
+			// not get an answer with a hole that looks complete.
+			file:    "stream_malformed_event.sse",
+			wantErr: &translate.Error{Status: 502, Kind: translate.ErrAPI, Message: `malformed upstream event: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`},
+		},
+		{
 			file: "../captured/anthropic_tool_use.sse",
 			want: &translate.Response{
 				ID: "msg_019Q1hrJbZG26Fb9BQhrkHEr", Model: "claude-sonnet-4-20250514",

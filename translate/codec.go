@@ -7,8 +7,10 @@ type Protocol string
 
 // Protocols.
 const (
-	ProtocolAnthropic  Protocol = "anthropic"   // Anthropic Messages
-	ProtocolOpenAIChat Protocol = "openai_chat" // OpenAI Chat Completions
+	ProtocolAnthropic       Protocol = "anthropic"        // Anthropic Messages
+	ProtocolOpenAIChat      Protocol = "openai_chat"      // OpenAI Chat Completions
+	ProtocolGemini          Protocol = "gemini"           // Google Gemini generateContent
+	ProtocolOpenAIResponses Protocol = "openai_responses" // OpenAI Responses
 )
 
 // Codec translates one wire protocol to and from the IR. Codecs are stateless

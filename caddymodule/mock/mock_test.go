@@ -412,13 +412,14 @@ func TestStreamMalformed(t *testing.T) {
 			if !strings.Contains(w.Body.String(), "\n\ndata: {not json\n\n") {
 				t.Fatalf("no garbage event in\n%s", w.Body)
 			}
-			// Around the garbage, the stream is complete and well formed.
-			d := decodeBody(t, pc.protocol, w, true)
-			if d.err != nil {
-				t.Fatalf("stream ended with %v", d.err)
+			// The protocol's own decoder takes the garbage for an upstream
+			// failure, and the mock still ends its stream normally after it.
+			d := decodeBody(t, pc.protocol, w, false)
+			if d.err == nil || d.err.Status != http.StatusBadGateway {
+				t.Fatalf("a malformed event must fail the stream, got %v", d.err)
 			}
-			if got := partsText(d.resp, translate.PartText); got != "Hello from louter_mock ("+m.Name+")." || d.resp.StopReason != translate.StopEndTurn {
-				t.Errorf("text %q, stop %q", got, d.resp.StopReason)
+			if _, after, _ := strings.Cut(w.Body.String(), "{not json\n\n"); !strings.Contains(after, "data: ") {
+				t.Errorf("the mock's stream does not go on after the garbage:\n%s", w.Body)
 			}
 		})
 	}
