@@ -62,7 +62,7 @@ func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error 
 		}
 	}
 	for len(chunk) > 0 {
-		i := bytes.IndexAny(chunk, "\r\n")
+		i := lineEnd(chunk)
 		if i < 0 {
 			if len(p.line)+len(chunk)+len(p.data) > max {
 				return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, max)
@@ -93,6 +93,21 @@ func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error 
 		p.line = p.line[:0]
 	}
 	return nil
+}
+
+// lineEnd returns the index of the first CR or LF in b, or -1. Servers end
+// lines with LF; CR is rare, so it is only looked for before the first LF,
+// which keeps this to one fast IndexByte scan in the common case.
+func lineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	limit := b
+	if lf >= 0 {
+		limit = b[:lf]
+	}
+	if cr := bytes.IndexByte(limit, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
 }
 
 func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) error {
