@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // DefaultMaxEventSize bounds one upstream event (an incomplete line plus the
@@ -194,6 +195,10 @@ func (p *SSEParser) Close(fn func(name string, data []byte)) error {
 // AppendSSE appends one server-sent event: an "event:" line when name is not
 // empty, then data as one "data:" line per line of data, then a blank line.
 func AppendSSE(dst []byte, name string, data []byte) []byte {
+	// One growth at most: the data of an event is usually one line, and
+	// appending piece by piece to a fresh buffer would grow it several
+	// times per event.
+	dst = slices.Grow(dst, len(name)+len(data)+len("event: \ndata: \n\n"))
 	if name != "" {
 		dst = append(dst, "event: "...)
 		dst = append(dst, name...)

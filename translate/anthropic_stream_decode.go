@@ -26,13 +26,120 @@ type anthropicStreamDecoder struct {
 	// by a server that does not stream it; real Anthropic sends "{}" there
 	// and streams the input as input_json_delta.
 	pendingInput string
+
+	scan    anthEventScan // the fast path's reading of the current event
+	scratch []byte        // unescaping buffer
 }
 
 // Decode implements StreamDecoder.
 func (d *anthropicStreamDecoder) Decode(dst []Event, name string, data []byte) []Event {
+	return d.decode(dst, name, data, true)
+}
+
+// decode is Decode; fast false keeps to the gjson path, for tests that hold
+// the two paths to each other.
+func (d *anthropicStreamDecoder) decode(dst []Event, name string, data []byte, fast bool) []Event {
 	if d.em.Done() {
 		return dst
 	}
+	typ := name
+	if fast && (typ == "" || anthFastType(typ) != "") {
+		if d.scan.scan(data) {
+			if typ == "" && d.scan.typ.kind == jsonString && !d.scan.typ.esc {
+				typ = anthFastType(d.scan.typ.bytes(data))
+			}
+			if typ != "" {
+				if out, ok := d.decodeScanned(dst, typ, data); ok {
+					return out
+				}
+			}
+		}
+	}
+	return d.decodeGJSON(dst, name, data)
+}
+
+// anthFastType returns the type of an event the fast path takes, "" for
+// the others.
+func anthFastType[T string | []byte](typ T) string {
+	switch string(typ) {
+	case "content_block_delta":
+		return "content_block_delta"
+	case "content_block_stop":
+		return "content_block_stop"
+	case "message_stop":
+		return "message_stop"
+	case "ping":
+		return "ping"
+	}
+	return ""
+}
+
+// decodeScanned handles an event read by one pass of anthEventScan, doing
+// what decodeGJSON does with it. ok is false, before anything was done, for
+// an event it leaves to decodeGJSON.
+func (d *anthropicStreamDecoder) decodeScanned(dst []Event, typ string, data []byte) (_ []Event, ok bool) {
+	e := &d.scan
+	switch typ {
+	case "content_block_delta":
+		if d.isSkipped(int(e.index)) {
+			return dst, true
+		}
+		if e.deltaType.kind != jsonString {
+			return dst, true // as an unknown delta type
+		}
+		if e.deltaType.esc {
+			return dst, false
+		}
+		var field *jsonSpan
+		switch string(e.deltaType.bytes(data)) {
+		case "text_delta":
+			field = &e.text
+		case "thinking_delta":
+			field = &e.thinking
+		case "signature_delta":
+			field = &e.signature
+		case "input_json_delta":
+			field = &e.partialJSON
+		default:
+			return dst, true // citations_delta and newer delta types
+		}
+		// gjson's String gives "" for an absent or null field and the
+		// text of other kinds, which the gjson path handles.
+		switch field.kind {
+		case jsonString, jsonAbsent, jsonNull:
+		default:
+			return dst, false
+		}
+		s := field.str(data, &d.scratch)
+		switch field {
+		case &e.text:
+			return d.em.Text(dst, s), true
+		case &e.thinking:
+			return d.em.Thinking(dst, s), true
+		case &e.signature:
+			return d.em.Signature(dst, s), true
+		}
+		if s != "" {
+			d.pendingInput = "" // the streamed input is the real one
+		}
+		return d.em.ToolArgs(dst, s), true
+	case "content_block_stop":
+		if d.isSkipped(int(e.index)) {
+			return dst, true
+		}
+		dst = d.flushInput(dst)
+		return d.em.CloseBlock(dst), true
+	case "message_stop":
+		return d.finish(dst), true
+	case "ping":
+		return dst, true
+	}
+	return dst, false
+}
+
+// decodeGJSON decodes any event, valid or not, with gjson. It defines the
+// decoder's behaviour; decodeScanned is its fast twin for common events.
+func (d *anthropicStreamDecoder) decodeGJSON(dst []Event, name string, data []byte) []Event {
 	if !gjson.ValidBytes(data) {
 		if name == "error" {
 			return d.em.Fail(dst, anthropicCodec{}.DecodeError(0, data))
@@ -133,7 +240,7 @@ func (d *anthropicStreamDecoder) blockStart(dst []Event, index int, cb gjson.Res
 	case "tool_use":
 		id := f.id.String()
 		if id == "" {
-			id = anthNewID("toolu_")
+			id = newID("toolu_")
 		}
 		if f.input.IsObject() && !anthEmptyObject(f.input) {
 			d.pendingInput = f.input.Raw

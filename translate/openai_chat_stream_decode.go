@@ -35,6 +35,9 @@ type oaiStreamDecoder struct {
 	hasOpen bool
 	started []int
 	synth   int // calls that arrived without an index so far
+
+	scan    oaiChunkScan // the fast path's reading of the current chunk
+	scratch []byte       // unescaping buffer
 }
 
 // oaiSynthKeyBase keys calls that arrive without an index, far from any
@@ -44,6 +47,12 @@ const oaiSynthKeyBase = -1 << 30
 // Decode implements StreamDecoder. Event names are ignored (OpenAI sends
 // none) except "error", which a few servers use for in-stream errors.
 func (d *oaiStreamDecoder) Decode(dst []Event, name string, data []byte) []Event {
+	return d.decode(dst, name, data, true)
+}
+
+// decode is Decode; fast false keeps to the gjson path, for tests that hold
+// the two paths to each other.
+func (d *oaiStreamDecoder) decode(dst []Event, name string, data []byte, fast bool) []Event {
 	if d.em.Done() {
 		return dst
 	}
@@ -54,6 +63,68 @@ func (d *oaiStreamDecoder) Decode(dst []Event, name string, data []byte) []Event
 	if string(data) == "[DONE]" {
 		return d.stop(dst)
 	}
+	if fast && name != "error" && d.scan.scan(data) {
+		return d.decodeScanned(dst, data)
+	}
+	return d.decodeGJSON(dst, name, data)
+}
+
+// decodeScanned handles a chunk of the common shape, read by one pass of
+// oaiChunkScan. It does what decodeGJSON does with such a chunk.
+func (d *oaiStreamDecoder) decodeScanned(dst []Event, data []byte) []Event {
+	c := &d.scan
+	if !d.em.Started() {
+		dst = d.em.Start(dst, c.id.str(data, &d.scratch), c.model.str(data, &d.scratch), nil)
+	}
+	if c.hasChoice && c.index == 0 {
+		dst = d.scannedChoice(dst, data)
+		if d.em.Done() {
+			return dst
+		}
+	}
+	if c.usage.kind == jsonObject {
+		d.usage, d.hasUsage = oaiDecodeUsage(gjson.ParseBytes(c.usage.bytes(data))), true
+	}
+	if d.hasFinish && d.hasUsage {
+		return d.stop(dst)
+	}
+	return dst
+}
+
+// scannedChoice is choice for a scanned chunk.
+func (d *oaiStreamDecoder) scannedChoice(dst []Event, data []byte) []Event {
+	c := &d.scan
+	// The first non-empty reasoning field wins, as in oaiReasoningText
+	// (reasoning_details never reaches this path).
+	if c.reasoning.kind == jsonString && c.reasoning.start < c.reasoning.end {
+		dst = d.em.Thinking(dst, c.reasoning.str(data, &d.scratch))
+	} else if c.reasonAlt.kind == jsonString && c.reasonAlt.start < c.reasonAlt.end {
+		dst = d.em.Thinking(dst, c.reasonAlt.str(data, &d.scratch))
+	}
+	if c.content.kind == jsonString && c.content.start < c.content.end {
+		dst = d.em.Text(dst, c.content.str(data, &d.scratch))
+	}
+	if c.refusal.kind == jsonString && c.refusal.start < c.refusal.end {
+		d.refusal = true
+		dst = d.em.Text(dst, c.refusal.str(data, &d.scratch))
+	}
+	for i := range c.calls {
+		if d.em.Done() {
+			break
+		}
+		call := &c.calls[i]
+		dst = d.toolFragment(dst, call.hasIndex, int(call.index),
+			call.id.str(data, &d.scratch), call.name.str(data, &d.scratch), call.arguments(data, &d.scratch))
+	}
+	if c.finish.kind == jsonString && c.finish.start < c.finish.end {
+		d.finish, d.hasFinish = oaiStopReason(c.finish.str(data, &d.scratch)), true
+	}
+	return dst
+}
+
+// decodeGJSON decodes any chunk, valid or not, with gjson. It defines the
+// decoder's behaviour; decodeScanned is its fast twin for common chunks.
+func (d *oaiStreamDecoder) decodeGJSON(dst []Event, name string, data []byte) []Event {
 	if !gjson.ValidBytes(data) {
 		return d.em.Fail(dst, &Error{Status: 502, Kind: ErrAPI, Message: "malformed upstream chunk: " + oaiSnippetN(data, 200)})
 	}
@@ -150,7 +221,12 @@ func (d *oaiStreamDecoder) choice(dst []Event, c gjson.Result) []Event {
 		d.refusal = true
 		dst = d.em.Text(dst, refusal.Str)
 	}
+	// Some servers send "tool_calls": null on every delta; gjson's ForEach
+	// would hand the null itself to the callback as if it were a call.
 	toolCalls.ForEach(func(_, tc gjson.Result) bool {
+		if !tc.IsObject() {
+			return true
+		}
 		dst = d.toolCall(dst, tc)
 		return !d.em.Done()
 	})
@@ -187,14 +263,19 @@ func (d *oaiStreamDecoder) toolCall(dst []Event, tc gjson.Result) []Event {
 		}
 		return true
 	})
+	return d.toolFragment(dst, index.Type == gjson.Number, int(index.Int()), id, name, args)
+}
 
+// toolFragment handles one tool call fragment's fields; hasIndex says
+// whether it came with a numeric index.
+func (d *oaiStreamDecoder) toolFragment(dst []Event, hasIndex bool, index int, id, name, args string) []Event {
 	open := false
 	if t, _ := d.em.OpenBlock(); t == BlockToolCall && d.hasOpen {
 		open = true
 	}
 	var key int
-	if index.Type == gjson.Number {
-		key = int(index.Int())
+	if hasIndex {
+		key = index
 	} else if open && (id == "" || id == d.openID) {
 		key = d.openKey // a continuation from a server that omits index
 	} else {

@@ -1,0 +1,360 @@
+package translate
+
+// oaiChunkScan is what the stream decoder's fast path reads from one
+// chat.completion.chunk, located by one validating pass over it (see
+// json_scan.go). Only the common shape is taken: one choice at most, plain
+// member names, no member twice, tool calls as an array of objects. Any
+// other chunk, valid or not, is left to the gjson path (decodeGJSON), which
+// defines the behaviour; the scanner only has to recognise what it takes.
+type oaiChunkScan struct {
+	id, model, usage jsonSpan
+
+	hasChoice bool
+	index     int64 // the choice's index
+	content   jsonSpan
+	refusal   jsonSpan
+	reasoning jsonSpan // reasoning_content
+	reasonAlt jsonSpan // reasoning
+	finish    jsonSpan
+	calls     []oaiCallScan
+}
+
+// oaiCallScan is one tool_calls[] fragment.
+type oaiCallScan struct {
+	hasIndex bool
+	index    int64
+	id       jsonSpan
+	name     jsonSpan
+	args     jsonSpan
+}
+
+// Bits of the members a scanned object has had, to refuse repeated names:
+// gjson's lookups and its iteration disagree on which of two wins.
+const (
+	oaiSeen1 uint8 = 1 << iota
+	oaiSeen2
+	oaiSeen3
+	oaiSeen4
+	oaiSeen5
+	oaiSeen6
+)
+
+// scan reads data. It returns false when data is not valid JSON or not of
+// the common shape.
+func (c *oaiChunkScan) scan(data []byte) bool {
+	*c = oaiChunkScan{calls: c.calls[:0]}
+	i := jsonSkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	m := jsonOpenObject(data, i)
+	var seen uint8
+	for {
+		name, esc, more := m.next()
+		if !more {
+			break
+		}
+		if esc {
+			return false
+		}
+		var bit uint8
+		var dst *jsonSpan
+		switch string(name) {
+		case "id":
+			bit, dst = oaiSeen1, &c.id
+		case "model":
+			bit, dst = oaiSeen2, &c.model
+		case "usage":
+			bit, dst = oaiSeen3, &c.usage
+		case "error":
+			// Only a null error is taken; an error is for the gjson path.
+			if m.peek() != jsonNull {
+				return false
+			}
+			bit = oaiSeen4
+		case "choices":
+			bit = oaiSeen5
+			if seen&bit != 0 || !c.scanChoices(&m) {
+				return false
+			}
+			seen |= bit
+			continue
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		sp, ok := m.value()
+		if !ok {
+			return false
+		}
+		if dst != nil {
+			*dst = sp
+		}
+	}
+	return !m.bad && jsonScanTail(data, m.i)
+}
+
+func (c *oaiChunkScan) scanChoices(m *jsonMembers) bool {
+	switch m.peek() {
+	case jsonNull:
+		_, ok := m.value()
+		return ok
+	case jsonArray:
+	default:
+		return false
+	}
+	a := jsonOpenArray(m.data, m.i)
+	for a.next() {
+		if c.hasChoice || a.peek() != jsonObject {
+			return false
+		}
+		c.hasChoice = true
+		i, ok := c.scanChoice(m.data, a.i)
+		if !ok {
+			return false
+		}
+		a.i = i
+	}
+	m.i = a.i
+	return !a.bad
+}
+
+func (c *oaiChunkScan) scanChoice(data []byte, i int) (int, bool) {
+	m := jsonOpenObject(data, i)
+	var seen uint8
+	for {
+		name, esc, more := m.next()
+		if !more {
+			break
+		}
+		if esc {
+			return 0, false
+		}
+		var bit uint8
+		switch string(name) {
+		case "index":
+			bit = oaiSeen1
+			sp, ok := m.value()
+			if !ok || seen&bit != 0 {
+				return 0, false
+			}
+			switch sp.kind {
+			case jsonNull: // reads as 0
+			case jsonNumber:
+				if c.index, ok = jsonSmallInt(sp.bytes(data)); !ok {
+					return 0, false
+				}
+			default:
+				return 0, false
+			}
+		case "delta":
+			bit = oaiSeen2
+			switch {
+			case seen&bit != 0:
+				return 0, false
+			case m.peek() == jsonObject:
+				j, ok := c.scanDelta(data, m.i)
+				if !ok {
+					return 0, false
+				}
+				m.i = j
+			case m.peek() == jsonNull:
+				if _, ok := m.value(); !ok {
+					return 0, false
+				}
+			default:
+				return 0, false
+			}
+		case "finish_reason":
+			bit = oaiSeen3
+			sp, ok := m.value()
+			if !ok || seen&bit != 0 {
+				return 0, false
+			}
+			c.finish = sp
+		default:
+			if _, ok := m.value(); !ok {
+				return 0, false
+			}
+		}
+		seen |= bit
+	}
+	return m.i, !m.bad
+}
+
+func (c *oaiChunkScan) scanDelta(data []byte, i int) (int, bool) {
+	m := jsonOpenObject(data, i)
+	var seen uint8
+	for {
+		name, esc, more := m.next()
+		if !more {
+			break
+		}
+		if esc {
+			return 0, false
+		}
+		var bit uint8
+		var dst *jsonSpan
+		switch string(name) {
+		case "content":
+			bit, dst = oaiSeen1, &c.content
+		case "refusal":
+			bit, dst = oaiSeen2, &c.refusal
+		case "reasoning_content":
+			bit, dst = oaiSeen3, &c.reasoning
+		case "reasoning":
+			bit, dst = oaiSeen4, &c.reasonAlt
+		case "reasoning_details":
+			return 0, false // rare: the gjson path gathers its texts
+		case "tool_calls":
+			if seen&oaiSeen5 != 0 || m.peek() != jsonArray {
+				return 0, false
+			}
+			seen |= oaiSeen5
+			a := jsonOpenArray(data, m.i)
+			for a.next() {
+				if a.peek() != jsonObject {
+					return 0, false
+				}
+				j, ok := c.scanCall(data, a.i)
+				if !ok {
+					return 0, false
+				}
+				a.i = j
+			}
+			if a.bad {
+				return 0, false
+			}
+			m.i = a.i
+			continue
+		}
+		if seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		sp, ok := m.value()
+		if !ok {
+			return 0, false
+		}
+		if dst != nil {
+			*dst = sp
+		}
+	}
+	return m.i, !m.bad
+}
+
+func (c *oaiChunkScan) scanCall(data []byte, i int) (int, bool) {
+	var call oaiCallScan
+	m := jsonOpenObject(data, i)
+	var seen uint8
+	for {
+		name, esc, more := m.next()
+		if !more {
+			break
+		}
+		if esc {
+			return 0, false
+		}
+		var bit uint8
+		switch string(name) {
+		case "index":
+			bit = oaiSeen1
+			sp, ok := m.value()
+			if !ok || seen&bit != 0 {
+				return 0, false
+			}
+			switch sp.kind {
+			case jsonNull: // no index
+			case jsonNumber:
+				if call.index, ok = jsonSmallInt(sp.bytes(data)); !ok {
+					return 0, false
+				}
+				call.hasIndex = true
+			default:
+				return 0, false
+			}
+		case "id":
+			bit = oaiSeen2
+			sp, ok := m.value()
+			if !ok || seen&bit != 0 {
+				return 0, false
+			}
+			call.id = sp
+		case "function":
+			bit = oaiSeen3
+			if seen&bit != 0 {
+				return 0, false
+			}
+			if m.peek() != jsonObject {
+				// The gjson path reads nothing from a function that is not
+				// an object.
+				if _, ok := m.value(); !ok {
+					return 0, false
+				}
+				break
+			}
+			j, ok := call.scanFunction(data, m.i)
+			if !ok {
+				return 0, false
+			}
+			m.i = j
+		default:
+			if _, ok := m.value(); !ok {
+				return 0, false
+			}
+		}
+		seen |= bit
+	}
+	if m.bad {
+		return 0, false
+	}
+	c.calls = append(c.calls, call)
+	return m.i, true
+}
+
+func (call *oaiCallScan) scanFunction(data []byte, i int) (int, bool) {
+	m := jsonOpenObject(data, i)
+	var seen uint8
+	for {
+		name, esc, more := m.next()
+		if !more {
+			break
+		}
+		if esc {
+			return 0, false
+		}
+		var bit uint8
+		var dst *jsonSpan
+		switch string(name) {
+		case "name":
+			bit, dst = oaiSeen1, &call.name
+		case "arguments":
+			bit, dst = oaiSeen2, &call.args
+		}
+		if seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		sp, ok := m.value()
+		if !ok {
+			return 0, false
+		}
+		if dst != nil {
+			*dst = sp
+		}
+	}
+	return m.i, !m.bad
+}
+
+// arguments returns a fragment's arguments as oaiArguments does: a string's
+// text, or the raw text of an object or array some servers send instead.
+func (call *oaiCallScan) arguments(data []byte, scratch *[]byte) string {
+	switch call.args.kind {
+	case jsonString:
+		return call.args.str(data, scratch)
+	case jsonObject, jsonArray:
+		return string(call.args.bytes(data))
+	}
+	return ""
+}
