@@ -39,7 +39,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	louter [<matcher>] {
 //	    max_request_body <size>
 //	    backend <name> {
-//	        protocol         anthropic|openai_chat
+//	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
 //	        pass_client_auth
 //	        base_path        <path>

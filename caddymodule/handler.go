@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
 
@@ -23,6 +24,9 @@ var nopNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) err
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	if l.serveGeminiAux(w, r) {
+		return nil // Gemini's countTokens or model list (gemini.go)
+	}
 	ep, pathModel, ok := detectClient(r)
 	if !ok {
 		return next.ServeHTTP(w, r)
@@ -61,13 +65,32 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	rw.client, rw.backend, rw.logger = client, b, l.logger
 	rw.passthrough = ep.protocol == b.Protocol
 
+	// Gemini says in the URL, not the body, whether to stream, and in
+	// which framing the client wants the stream.
+	var urlStream *bool
+	if streamFromURL, ok := clientStreamFromURL[ep.protocol]; ok {
+		s, jsonArray := streamFromURL(r)
+		urlStream = &s
+		if jsonArray && !rw.passthrough {
+			rw.out = &stream.JSONArrayOutput{}
+			rw.jsonArray = true
+		}
+	}
+
 	var te *translate.Error
 	if rw.passthrough {
-		body, te = passthroughBody(body, model, backendModel, b.MaxTokens)
+		bodyBackendModel := backendModel
+		if pathModel != "" {
+			bodyBackendModel = model // the model is in the path: renamed there, not in the body
+		}
+		body, te = passthroughBody(body, model, bodyBackendModel, b.MaxTokens)
 		rw.wantStream = gjson.GetBytes(body, "stream").Bool()
+		if urlStream != nil {
+			rw.wantStream = *urlStream
+		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
 	} else {
-		body, rw.clientReq, te = l.translateRequest(client, b, body, model, backendModel)
+		body, rw.clientReq, te = l.translateRequest(client, b, body, model, backendModel, urlStream)
 		if rw.clientReq != nil {
 			rw.wantStream = rw.clientReq.Stream
 		}
@@ -157,11 +180,15 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 // translateRequest decodes the client's request and encodes it for the
 // backend, applying the rename and the max_tokens cap. It also returns the
 // client's request as the client-side encoders need it: with the model name
-// the client asked for.
-func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, model, backendModel string) ([]byte, *translate.Request, *translate.Error) {
+// the client asked for. urlStream, when set, is whether to stream as the
+// URL says (Gemini), which the body cannot tell.
+func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
 	ir, err := client.DecodeRequest(body)
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)
+	}
+	if urlStream != nil {
+		ir.Stream = *urlStream
 	}
 	clientModel := ir.Model
 	if clientModel == "" {
@@ -253,8 +280,9 @@ func passthroughBody(body []byte, model, backendModel string, maxTokens int) ([]
 		}
 	}
 	if maxTokens > 0 {
-		// Anthropic and OpenAI's older field, then OpenAI's newer one.
-		for _, key := range [...]string{"max_tokens", "max_completion_tokens"} {
+		// Anthropic and OpenAI's older field, OpenAI's newer one, the
+		// Responses API's, then Gemini's.
+		for _, key := range [...]string{"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig.maxOutputTokens"} {
 			if v := gjson.GetBytes(body, key); v.Type == gjson.Number && v.Int() > int64(maxTokens) {
 				if body, err = sjson.SetBytes(body, key, maxTokens); err != nil {
 					return nil, translate.BadRequest("louter: capping " + key + ": " + err.Error())

@@ -84,6 +84,9 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		b.name = name
 		b.apiKey = repl.ReplaceAll(b.APIKey, "")
 		b.basePath = normalizeBasePath(b.BasePath)
+		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
+			b.basePath = bp.defaultBasePath
+		}
 		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
 		if len(b.UpstreamRaw) == 0 {
 			continue // reported by Validate

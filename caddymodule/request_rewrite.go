@@ -23,6 +23,9 @@ type backendProtocol struct {
 	setKey func(h http.Header, key string)
 	// prepare sets the protocol's own headers on a translated request.
 	prepare func(h http.Header)
+	// defaultBasePath replaces the usual /v1 when a backend sets no
+	// base_path (Gemini's API lives under /v1beta).
+	defaultBasePath string
 }
 
 var backendProtocols = map[translate.Protocol]backendProtocol{
@@ -39,6 +42,17 @@ var backendProtocols = map[translate.Protocol]backendProtocol{
 		endpoint: func(string, bool) (string, string) { return "/chat/completions", "" },
 		setKey:   func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
 		prepare:  func(http.Header) {},
+	},
+	translate.ProtocolOpenAIResponses: {
+		endpoint: func(string, bool) (string, string) { return "/responses", "" },
+		setKey:   func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
+		prepare:  func(http.Header) {},
+	},
+	translate.ProtocolGemini: {
+		endpoint:        geminiBackendEndpoint,
+		setKey:          func(h http.Header, key string) { h.Set("X-Goog-Api-Key", key) },
+		prepare:         func(http.Header) {},
+		defaultBasePath: "/v1beta",
 	},
 }
 

@@ -70,8 +70,11 @@ type responseWriter struct {
 	overflow bool
 
 	tc  *stream.Transcoder // modeStream; an observer in modePassSSE and modeStreamToJSON
-	out stream.SSEOutput   // the client bytes tc produced
+	out stream.Output      // the client bytes tc produced: SSE, or a JSON array for Gemini clients without alt=sse
 	acc *translate.Accumulator
+	// jsonArray is set when out frames a streamed JSON array, which is
+	// served as application/json rather than text/event-stream.
+	jsonArray bool
 
 	usage    translate.Usage
 	hasUsage bool
@@ -82,7 +85,7 @@ func newResponseWriter(w http.ResponseWriter) *responseWriter {
 	if h == nil {
 		h = make(http.Header)
 	}
-	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h}
+	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h, out: &stream.SSEOutput{}}
 }
 
 // Header returns the private header map the upstream handler fills.
@@ -101,7 +104,7 @@ func (rw *responseWriter) WriteHeader(status int) {
 	if rw.passthrough {
 		if sse {
 			rw.mode = modePassSSE
-			rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, &rw.out)
+			rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, rw.out)
 			rw.tc.Observe = rw.observe
 			setNoBuffering(rw.header)
 		} else {
@@ -116,15 +119,15 @@ func (rw *responseWriter) WriteHeader(status int) {
 		rw.mode, rw.limit = modeError, maxErrorBody
 	case sse && rw.wantStream:
 		rw.mode = modeStream
-		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), rw.client.NewStreamEncoder(rw.clientReq), &rw.out)
+		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), rw.client.NewStreamEncoder(rw.clientReq), rw.out)
 		rw.tc.Observe = rw.observe
 		stripEntityHeaders(rw.header)
-		setStreamHeaders(rw.header)
+		rw.setClientStreamHeaders()
 		rw.commit(status)
 	case sse:
 		rw.mode = modeStreamToJSON
 		rw.acc = new(translate.Accumulator)
-		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, &rw.out)
+		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, rw.out)
 		rw.tc.Observe = rw.observe
 	case rw.wantStream:
 		rw.mode, rw.limit = modeJSONToStream, maxJSONBody
@@ -354,10 +357,11 @@ func (rw *responseWriter) respondStream(resp *translate.Response) {
 	rw.out.Reset()
 	events := translate.ResponseEvents(nil, resp)
 	for i := range events {
-		enc.Encode(&rw.out, &events[i])
+		enc.Encode(rw.out, &events[i])
 	}
+	stream.EndOutput(rw.out)
 	stripEntityHeaders(rw.header)
-	setStreamHeaders(rw.header)
+	rw.setClientStreamHeaders()
 	rw.commit(http.StatusOK)
 	rw.writeEnd(rw.out.Bytes())
 }
@@ -390,6 +394,15 @@ func declaresTrailer(declared []string, key string) bool {
 func stripEntityHeaders(h http.Header) {
 	for _, k := range []string{"Content-Length", "Content-Type", "Content-Encoding", "Etag", "Transfer-Encoding", "Last-Modified", "Accept-Ranges", "Trailer"} {
 		delete(h, k)
+	}
+}
+
+// setClientStreamHeaders marks a translated stream for the client: an event
+// stream, or JSON for a streamed JSON array.
+func (rw *responseWriter) setClientStreamHeaders() {
+	setStreamHeaders(rw.header)
+	if rw.jsonArray {
+		rw.header.Set("Content-Type", "application/json")
 	}
 }
 

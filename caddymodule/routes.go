@@ -22,6 +22,16 @@ type clientEndpoint struct {
 var clientEndpoints = []clientEndpoint{
 	{translate.ProtocolAnthropic, pathSuffix("/v1/messages")},
 	{translate.ProtocolOpenAIChat, pathSuffix("/v1/chat/completions")},
+	{translate.ProtocolOpenAIResponses, pathSuffix("/v1/responses")},
+	{translate.ProtocolGemini, geminiMatch},
+}
+
+// clientStreamFromURL lists the client protocols whose URL, not body, says
+// whether to stream (Gemini's :streamGenerateContent), with how the client
+// wants the stream framed: SSE, or a streamed JSON array (Gemini without
+// ?alt=sse).
+var clientStreamFromURL = map[translate.Protocol]func(r *http.Request) (stream, jsonArray bool){
+	translate.ProtocolGemini: geminiStreamFromURL,
 }
 
 // pathSuffix matches paths that end with suffix.

@@ -90,7 +90,10 @@ func TestDetectClient(t *testing.T) {
 		{"POST", "/xv1/messages", ""},
 		{"POST", "/v2/messages", ""},
 		{"POST", "/v1/completions", ""},
-		{"POST", "/v1/responses", ""},
+		{"POST", "/v1/responses", translate.ProtocolOpenAIResponses},
+		{"POST", "/codex/v1/responses", translate.ProtocolOpenAIResponses},
+		{"GET", "/v1/responses/resp_1", ""},
+		{"POST", "/v1/responses/resp_1/cancel", ""},
 		{"POST", "/", ""},
 	}
 	for _, tt := range tests {

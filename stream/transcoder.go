@@ -76,6 +76,7 @@ func (t *Transcoder) encode() {
 		t.enc.Encode(t.out, ev)
 		if ev.Type == translate.EventMessageStop || ev.Type == translate.EventError {
 			t.done = true
+			EndOutput(t.out) // a JSON array's closing bracket; nothing for SSE
 		}
 	}
 	t.events = t.events[:0]

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/gol
 // fixtureDirs hold upstream streams: in a folder named after a protocol,
 // every .sse file is that protocol's; elsewhere the file name starts with
 // "<protocol>_".
-var fixtureDirs = []string{"captured", "anthropic", "openai_chat"}
+var fixtureDirs = []string{"captured", "anthropic", "openai_chat", "openai_responses", "gemini"}
 
 type fixture struct {
 	name     string
@@ -68,12 +68,14 @@ func loadFixtures(t *testing.T) []fixture {
 // Ids louter generates (prefix + 24 random hex digits) and timestamps
 // differ from run to run; everything else, upstream ids included, must not.
 var (
-	reGeneratedID = regexp.MustCompile(`(msg_|toolu_|call_|chatcmpl-)[0-9a-f]{24}\b`)
+	reGeneratedID = regexp.MustCompile(`(msg_|toolu_|call_|chatcmpl-|resp_|fc_|ctc_|rs_redacted_|rs_)[0-9a-f]{24}\b`)
 	reCreated     = regexp.MustCompile(`"created":\d+`)
+	reCreatedAt   = regexp.MustCompile(`"created_at":\d+`)
 )
 
 func normalize(b []byte) []byte {
 	b = reGeneratedID.ReplaceAll(b, []byte(`${1}GENERATED`))
+	b = reCreatedAt.ReplaceAll(b, []byte(`"created_at":0`))
 	return reCreated.ReplaceAll(b, []byte(`"created":0`))
 }
 
@@ -157,6 +159,12 @@ func TestTranscodeEndsProperly(t *testing.T) {
 				ok = strings.HasPrefix(last, "message_stop ") || strings.HasPrefix(last, "error ")
 			case translate.ProtocolOpenAIChat:
 				ok = last == " [DONE]"
+			case translate.ProtocolGemini:
+				// No terminator: the last chunk carries a finishReason, or
+				// the stream ends with an error.
+				ok = strings.Contains(last, `"finishReason":"`) || strings.HasPrefix(last, ` {"error":`)
+			case translate.ProtocolOpenAIResponses:
+				ok = strings.HasPrefix(last, "response.completed ") || strings.HasPrefix(last, "response.incomplete ") || strings.HasPrefix(last, "response.failed ")
 			default:
 				ok = last != ""
 			}
@@ -193,6 +201,10 @@ func finishedUpstream(p translate.Protocol, b []byte) bool {
 		return bytes.Contains(b, []byte(`"stop_reason":"`))
 	case translate.ProtocolOpenAIChat:
 		return bytes.Contains(b, []byte(`"finish_reason":"`))
+	case translate.ProtocolGemini:
+		return bytes.Contains(b, []byte(`"finishReason"`)) || bytes.Contains(b, []byte(`"blockReason"`))
+	case translate.ProtocolOpenAIResponses:
+		return bytes.Contains(b, []byte(`"type":"response.completed"`)) || bytes.Contains(b, []byte(`"type":"response.incomplete"`))
 	}
 	return false
 }

@@ -1,9 +1,6 @@
 package translate
 
-import (
-	"crypto/rand"
-	"encoding/hex"
-)
+import ()
 
 // anthropicCodec translates the Anthropic Messages API
 // (POST /v1/messages) to and from the IR. It is stateless; stream state
@@ -30,16 +27,6 @@ func (anthropicCodec) NewStreamEncoder(req *Request) StreamEncoder {
 		enc.model = req.Model
 	}
 	return enc
-}
-
-// anthNewID returns prefix followed by 24 random hex digits, the shape of
-// Anthropic's ids (msg_…, toolu_…), for objects that arrive without one.
-func anthNewID(prefix string) string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
-	dst := make([]byte, len(prefix), len(prefix)+24)
-	copy(dst, prefix)
-	return string(hex.AppendEncode(dst, b[:]))
 }
 
 // Interface guard.

@@ -177,7 +177,7 @@ func TestAnthropicCodecRegistered(t *testing.T) {
 
 func TestAnthropicNewID(t *testing.T) {
 	shape := regexp.MustCompile(`^toolu_[0-9a-f]{24}$`)
-	a, b := anthNewID("toolu_"), anthNewID("toolu_")
+	a, b := newID("toolu_"), newID("toolu_")
 	if !shape.MatchString(a) || !shape.MatchString(b) {
 		t.Fatalf("ids %q %q do not have the toolu_ + 24 hex shape", a, b)
 	}

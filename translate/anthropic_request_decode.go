@@ -53,7 +53,7 @@ func anthBadParam(param, message string) *Error {
 // allocation for it.
 type anthPath struct {
 	n    int
-	segs [10]anthPathSeg // enough for anthMaxBlockDepth
+	segs [12]anthPathSeg // enough for anthMaxBlockDepth
 }
 
 type anthPathSeg struct {

@@ -361,7 +361,7 @@ func (e *anthRequestEncoder) appendPart(b []byte, p *Part) []byte {
 		tc := p.ToolCall
 		id := tc.ID
 		if id == "" {
-			id = anthNewID("toolu_")
+			id = newID("toolu_")
 		}
 		b = append(b, `{"type":"tool_use","id":`...)
 		b = appendJSONString(b, id)

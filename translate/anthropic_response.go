@@ -168,7 +168,7 @@ func anthResponsePart(b gjson.Result) (Part, bool) {
 	case "tool_use":
 		id := f.id.String()
 		if id == "" {
-			id = anthNewID("toolu_")
+			id = newID("toolu_")
 		}
 		args := "{}"
 		if f.input.Exists() && f.input.Type != gjson.Null {
@@ -187,7 +187,7 @@ func (anthropicCodec) EncodeResponse(resp *Response, req *Request) ([]byte, erro
 	}
 	id := resp.ID
 	if id == "" {
-		id = anthNewID("msg_")
+		id = newID("msg_")
 	}
 	b := make([]byte, 0, 256+anthPartsSize(resp.Parts))
 	b = append(b, `{"id":`...)
@@ -253,7 +253,7 @@ func appendAnthResponseBlock(b []byte, p *Part, req *Request) []byte {
 		}
 		id := tc.ID
 		if id == "" {
-			id = anthNewID("toolu_")
+			id = newID("toolu_")
 		}
 		b = appendJSONComma(b)
 		b = append(b, `{"type":"tool_use","id":`...)

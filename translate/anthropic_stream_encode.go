@@ -83,7 +83,7 @@ func (s *anthropicStreamEncoder) start(w FrameWriter, ev *Event) {
 		}
 	}
 	if id == "" {
-		id = anthNewID("msg_")
+		id = newID("msg_")
 	}
 	b := append(s.buf[:0], `{"type":"message_start","message":{"id":`...)
 	b = appendJSONString(b, id)
@@ -115,7 +115,7 @@ func (s *anthropicStreamEncoder) blockStart(w FrameWriter, ev *Event) {
 	case BlockToolCall:
 		id := ev.ID
 		if id == "" {
-			id = anthNewID("toolu_")
+			id = newID("toolu_")
 		}
 		b = append(b, `{"type":"tool_use","id":`...)
 		b = appendJSONString(b, id)

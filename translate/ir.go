@@ -107,6 +107,11 @@ type Tool struct {
 	Schema       json.RawMessage
 	Strict       *bool
 	CacheControl json.RawMessage
+	// Custom marks an OpenAI Responses freeform ("custom") tool, such as
+	// Codex's apply_patch. Backends see it as a function with one string
+	// argument, "input" (Schema says so); the Responses codec turns calls
+	// of it back into custom_tool_call items carrying that string.
+	Custom bool
 }
 
 // ToolChoiceMode is how the model may use tools.

@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -23,19 +21,12 @@ func (openAIChatCodec) Protocol() Protocol { return ProtocolOpenAIChat }
 // oaiNow is the clock behind the "created" field; tests replace it.
 var oaiNow = time.Now
 
-// oaiRandomHex returns n random bytes as 2n hex digits.
-func oaiRandomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return hex.EncodeToString(b)
-}
-
 // oaiNewCallID makes a tool call id for servers that send none (Ollama,
 // Gemini's compatibility layer): "call_" + 24 hex digits.
-func oaiNewCallID() string { return "call_" + oaiRandomHex(12) }
+func oaiNewCallID() string { return newID("call_") }
 
 // oaiNewCompletionID makes a completion id when the IR carries none.
-func oaiNewCompletionID() string { return "chatcmpl-" + oaiRandomHex(12) }
+func oaiNewCompletionID() string { return newID("chatcmpl-") }
 
 // oaiStopReason maps a finish_reason onto the IR. Unknown values and null
 // are a natural end; the Emitter (streams) and DecodeResponse turn a natural

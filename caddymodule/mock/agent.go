@@ -34,6 +34,11 @@ func agentScenario(x *exchange) *reply {
 			return &reply{blocks: []block{x.toolCall(tool.Name, shellArguments(tool, cmd))}, stop: translate.StopToolUse}
 		}
 	}
+	if rf := x.req.ResponseFormat; rf != nil && rf.Type == "json_schema" && len(rf.Schema) > 0 {
+		// A structured-output side call, such as Gemini CLI's model
+		// router: an answer that satisfies the schema.
+		return &reply{blocks: []block{{kind: translate.PartText, deltas: []string{synthesizeArguments(rf.Schema)}}}, stop: translate.StopEndTurn}
+	}
 	return x.textReply(x.greeting())
 }
 

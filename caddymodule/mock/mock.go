@@ -170,6 +170,9 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 	}
 
 	x := &exchange{mock: m, spec: spec, req: req}
+	if spec.fromURL != nil {
+		x.jsonArray = spec.fromURL(r, req)
+	}
 	scenario := selectScenario(r, req, m.DefaultScenario)
 	m.journal.update(entry, func(e *journalEntry) { e.Scenario = scenario })
 	if err := m.answer(w, r, x, codec, x.reply(scenario), len(body)); err != nil {
@@ -219,20 +222,27 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
+	var out stream.Output = &stream.SSEOutput{}
+	if x.jsonArray {
+		h.Set("Content-Type", "application/json")
+		out = &stream.JSONArrayOutput{}
+	}
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	if err := pw.flush(); err != nil {
 		return err
 	}
 	enc := codec.NewStreamEncoder(&encReq)
-	var out stream.SSEOutput
 	for i := range script {
 		st := &script[i]
 		var err error
 		switch st.kind {
 		case stepEvent:
 			out.Reset()
-			enc.Encode(&out, &st.ev)
+			enc.Encode(out, &st.ev)
+			if t := st.ev.Type; t == translate.EventMessageStop || t == translate.EventError {
+				stream.EndOutput(out) // a JSON array's closing bracket
+			}
 			err = pw.writeUnit(out.Bytes())
 		case stepRaw:
 			err = pw.writeUnit(st.raw)

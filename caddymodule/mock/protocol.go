@@ -30,6 +30,16 @@ type protocolSpec struct {
 
 	// overloadedStatus is the HTTP status the provider uses when overloaded.
 	overloadedStatus int
+
+	// toolCallIDSuffix is appended to generated tool call ids (Gemini: a
+	// thought signature folded into the id, which the Gemini encoder puts
+	// on the functionCall part, as Gemini signs its calls).
+	toolCallIDSuffix string
+
+	// fromURL, when set, completes a decoded request from the URL, for
+	// protocols that put the model and the stream mode there (Gemini), and
+	// reports whether the stream is to be framed as a JSON array.
+	fromURL func(r *http.Request, req *translate.Request) (jsonArray bool)
 }
 
 // protocolSpecs lists the protocols the mock speaks, first match wins.
@@ -48,6 +58,23 @@ var protocolSpecs = []protocolSpec{
 		messageIDPrefix:  "chatcmpl-",
 		toolCallIDPrefix: "call_",
 		overloadedStatus: http.StatusServiceUnavailable,
+	},
+	{
+		protocol:         translate.ProtocolOpenAIResponses,
+		matchPath:        hasSuffix("/v1/responses"),
+		messageIDPrefix:  "resp_",
+		toolCallIDPrefix: "call_",
+		signsThinking:    true, // reasoning items carry encrypted_content
+		overloadedStatus: http.StatusServiceUnavailable,
+	},
+	{
+		protocol:         translate.ProtocolGemini,
+		matchPath:        geminiPath,
+		toolCallIDPrefix: "call_",
+		toolCallIDSuffix: geminiCallSignature,
+		signsThinking:    true, // thoughtSignature
+		overloadedStatus: http.StatusServiceUnavailable,
+		fromURL:          geminiFromURL,
 	},
 }
 

@@ -30,6 +30,8 @@ type exchange struct {
 	mock *Mock
 	spec *protocolSpec
 	req  *translate.Request
+	// jsonArray frames the stream as a JSON array (Gemini without alt=sse).
+	jsonArray bool
 }
 
 // scenarioFunc builds a scenario's reply.
@@ -119,7 +121,7 @@ func (x *exchange) textReply(text string) *reply {
 
 // toolCall is a tool call block with arguments streamed in fragments.
 func (x *exchange) toolCall(name, args string) block {
-	return block{kind: translate.PartToolCall, callID: newID(x.spec.toolCallIDPrefix), name: name, deltas: fragments(args)}
+	return block{kind: translate.PartToolCall, callID: newID(x.spec.toolCallIDPrefix) + x.spec.toolCallIDSuffix, name: name, deltas: fragments(args)}
 }
 
 func echoScenario(x *exchange) *reply {

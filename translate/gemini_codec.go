@@ -1,0 +1,196 @@
+package translate
+
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// geminiCodec translates the Google Gemini API (generateContent and
+// streamGenerateContent, v1beta) to and from the IR.
+//
+// Gemini differs from the other protocols in three ways the codec has to
+// bridge:
+//
+//   - The model and the stream mode are in the URL, not the body. The
+//     decoder reads an optional "model" member ("models/x" or "x"); the
+//     caller sets Request.Model and Request.Stream from the path otherwise.
+//   - Function calls may carry no id, and function responses are matched
+//     by name. The decoder gives id-less calls stable ids derived from
+//     their position in the history, so every turn of a conversation maps
+//     to the same ids; the encoder finds the name of a tool result from the
+//     call it answers.
+//   - Thought signatures ride on parts, most importantly on functionCall
+//     parts, and Gemini 3 refuses a history that lost them. The IR carries
+//     a call's signature inside its tool-call id (see geminiJoinCallID),
+//     which every client echoes back unchanged.
+type geminiCodec struct{}
+
+func init() { Register(geminiCodec{}) }
+
+// Protocol implements Codec.
+func (geminiCodec) Protocol() Protocol { return ProtocolGemini }
+
+// NewStreamDecoder implements Codec.
+func (geminiCodec) NewStreamDecoder() StreamDecoder { return &geminiStreamDecoder{} }
+
+// NewStreamEncoder implements Codec.
+func (geminiCodec) NewStreamEncoder(req *Request) StreamEncoder {
+	enc := &geminiStreamEncoder{}
+	if req != nil {
+		enc.model = req.Model
+	}
+	return enc
+}
+
+// geminiSkipSignature is the documented placeholder Gemini accepts in place
+// of a thought signature the history does not have (Gemini CLI sends it on
+// every functionCall part it replays).
+const geminiSkipSignature = "skip_thought_signature_validator"
+
+// geminiSigSep separates a tool-call id from the thought signature carried
+// in it: "<id>-ts-<signature as unpadded base64url>". Every byte of that
+// form is in [A-Za-z0-9_-], the alphabet Anthropic allows in tool ids, so
+// the id survives any client. The first occurrence splits, so ids that
+// contain the separator themselves are not given a signature.
+const geminiSigSep = "-ts-"
+
+// geminiJoinCallID returns id with the thought signature sig folded in.
+// A signature that is not standard base64 (Gemini always sends base64) or
+// an id that already contains the separator is not folded: the id is
+// returned as it is.
+func geminiJoinCallID(id, sig string) string {
+	if sig == "" || sig == geminiSkipSignature || strings.Contains(id, geminiSigSep) {
+		return id
+	}
+	raw, err := base64.StdEncoding.DecodeString(sig)
+	if err != nil {
+		if raw, err = base64.RawStdEncoding.DecodeString(sig); err != nil {
+			return id
+		}
+	}
+	b := make([]byte, 0, len(id)+len(geminiSigSep)+base64.RawURLEncoding.EncodedLen(len(raw)))
+	b = append(b, id...)
+	b = append(b, geminiSigSep...)
+	b = base64.RawURLEncoding.AppendEncode(b, raw)
+	return string(b)
+}
+
+// geminiSplitCallID undoes geminiJoinCallID: the id as the backend knows it,
+// and the signature in standard base64 ("" when the id carries none).
+func geminiSplitCallID(id string) (base, sig string) {
+	base, enc, ok := strings.Cut(id, geminiSigSep)
+	if !ok {
+		return id, ""
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return id, ""
+	}
+	return base, base64.StdEncoding.EncodeToString(raw)
+}
+
+// geminiSignatureOrEmpty returns sig when a Gemini client can hold it:
+// thoughtSignature is a bytes field, and the genai SDKs reject a value that
+// is not base64. Other providers' signatures that are not base64 are left
+// out (a Gemini client cannot hand them back anyway).
+func geminiSignatureOrEmpty(sig string) string {
+	if sig == "" {
+		return ""
+	}
+	if _, err := base64.StdEncoding.DecodeString(sig); err != nil {
+		return ""
+	}
+	return sig
+}
+
+// geminiGet returns the member of obj named camel, or else the one named
+// snake: Gemini accepts proto3 JSON, where both spellings are valid.
+func geminiGet(obj gjson.Result, camel, snake string) gjson.Result {
+	if v := obj.Get(camel); v.Exists() {
+		return v
+	}
+	return obj.Get(snake)
+}
+
+// geminiStopReason maps a finishReason onto the IR. STOP is a natural end
+// even after function calls (Gemini has no tool-use reason; the Emitter and
+// DecodeResponse derive it). fatal reports the reasons that mean the model
+// produced a broken answer, which become an error.
+func geminiStopReason(finish string) (r StopReason, fatal bool) {
+	switch finish {
+	case "MAX_TOKENS":
+		return StopMaxTokens, false
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER", "NO_IMAGE":
+		return StopRefusal, false
+	case "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS":
+		return StopError, true
+	}
+	// STOP, OTHER, FINISH_REASON_UNSPECIFIED and unknown values.
+	return StopEndTurn, false
+}
+
+// geminiFinishReason maps an IR stop reason onto finishReason.
+func geminiFinishReason(r StopReason) string {
+	switch r {
+	case StopMaxTokens, StopContextWindow:
+		return "MAX_TOKENS"
+	case StopRefusal:
+		return "SAFETY"
+	case StopError:
+		return "OTHER"
+	}
+	return "STOP"
+}
+
+// geminiFatalFinish is the error a fatal finishReason becomes.
+func geminiFatalFinish(finish, message string) *Error {
+	msg := "the model's answer ended with " + finish
+	if message != "" {
+		msg += ": " + message
+	}
+	return &Error{Status: 502, Kind: ErrAPI, Message: msg, Code: finish}
+}
+
+// geminiDecodeUsage reads usageMetadata (REFERENCE §5.5): promptTokenCount
+// already includes cached tokens; candidatesTokenCount excludes thoughts.
+func geminiDecodeUsage(u gjson.Result) Usage {
+	thoughts := int(geminiGet(u, "thoughtsTokenCount", "thoughts_token_count").Int())
+	return Usage{
+		InputTokens:     int(geminiGet(u, "promptTokenCount", "prompt_token_count").Int() + geminiGet(u, "toolUsePromptTokenCount", "tool_use_prompt_token_count").Int()),
+		OutputTokens:    int(geminiGet(u, "candidatesTokenCount", "candidates_token_count").Int()) + thoughts,
+		CacheReadTokens: int(geminiGet(u, "cachedContentTokenCount", "cached_content_token_count").Int()),
+		ReasoningTokens: thoughts,
+	}
+}
+
+// geminiAppendUsage appends a usageMetadata object as Gemini reports it.
+func geminiAppendUsage(b []byte, u *Usage) []byte {
+	candidates := u.OutputTokens - u.ReasoningTokens
+	if candidates < 0 {
+		candidates = 0
+	}
+	b = append(b, `{"promptTokenCount":`...)
+	b = appendJSONInt(b, int64(u.InputTokens))
+	b = append(b, `,"candidatesTokenCount":`...)
+	b = appendJSONInt(b, int64(candidates))
+	b = append(b, `,"totalTokenCount":`...)
+	b = appendJSONInt(b, int64(u.InputTokens+u.OutputTokens))
+	if u.CacheReadTokens > 0 {
+		b = append(b, `,"cachedContentTokenCount":`...)
+		b = appendJSONInt(b, int64(u.CacheReadTokens))
+	}
+	if u.ReasoningTokens > 0 {
+		b = append(b, `,"thoughtsTokenCount":`...)
+		b = appendJSONInt(b, int64(u.ReasoningTokens))
+	}
+	return append(b, '}')
+}
+
+// geminiModelName strips the "models/" prefix Gemini puts on model names.
+func geminiModelName(s string) string { return strings.TrimPrefix(s, "models/") }
+
+// Interface guard.
+var _ Codec = geminiCodec{}

@@ -1,0 +1,148 @@
+package translate
+
+import (
+	"net/http"
+
+	"github.com/tidwall/gjson"
+)
+
+// DecodeError implements Codec. Gemini answers with the google.rpc status
+// envelope {"error":{"code","message","status","details":[...]}}
+// (REFERENCE §4.6); a streamed JSON array wraps it in [...]. An invalid API
+// key is a 400 INVALID_ARGUMENT with the reason API_KEY_INVALID in an
+// ErrorInfo detail: it becomes a 401 authentication error, as every other
+// protocol reports a bad key. It never fails.
+func (geminiCodec) DecodeError(status int, body []byte) *Error {
+	if gjson.ValidBytes(body) {
+		root := gjson.ParseBytes(body)
+		if root.IsArray() {
+			root = root.Get("0")
+		}
+		if root.IsObject() {
+			return geminiErrorFromBody(status, root)
+		}
+	}
+	e := geminiNewError(status, "", "")
+	if msg := oaiSnippetN(body, 2048); msg != "" {
+		e.Message = msg
+	}
+	return e
+}
+
+// geminiErrorFromBody reads an error envelope; status 0 means the HTTP
+// status is unknown (an in-stream error) and comes from the body.
+func geminiErrorFromBody(status int, root gjson.Result) *Error {
+	obj := root.Get("error")
+	if !obj.IsObject() {
+		obj = root
+	}
+	if status == 0 {
+		if c := obj.Get("code"); c.Type == gjson.Number && c.Int() >= 400 && c.Int() <= 599 {
+			status = int(c.Int())
+		}
+	}
+	var reason string
+	obj.Get("details").ForEach(func(_, d gjson.Result) bool {
+		if r := d.Get("reason"); r.Type == gjson.String {
+			reason = r.Str
+			return false
+		}
+		return true
+	})
+	e := geminiNewError(status, obj.Get("status").Str, reason)
+	if m := obj.Get("message"); m.Type == gjson.String && m.Str != "" {
+		e.Message = m.Str
+	} else if m := root.Get("error"); m.Type == gjson.String {
+		e.Message = m.Str
+	}
+	return e
+}
+
+// geminiNewError builds an error from the HTTP status (0 if unknown), the
+// google.rpc status name and the ErrorInfo reason.
+func geminiNewError(status int, name, reason string) *Error {
+	kind, known := geminiKindForStatus(name)
+	switch {
+	case status >= 400 && !known:
+		kind = KindForStatus(status)
+	case status < 400 && !known:
+		kind = ErrAPI
+	}
+	switch reason {
+	case "API_KEY_INVALID", "API_KEY_EXPIRED", "API_KEY_SERVICE_BLOCKED":
+		kind, status = ErrAuthentication, http.StatusUnauthorized
+	}
+	if status < 400 {
+		status = StatusForKind(kind)
+	}
+	code := reason
+	if code == "" {
+		code = name
+	}
+	return &Error{Status: status, Kind: kind, Code: code, Message: http.StatusText(status)}
+}
+
+// geminiKindForStatus maps a google.rpc status name onto an error kind.
+func geminiKindForStatus(name string) (ErrorKind, bool) {
+	switch name {
+	case "INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE":
+		return ErrInvalidRequest, true
+	case "UNAUTHENTICATED":
+		return ErrAuthentication, true
+	case "PERMISSION_DENIED":
+		return ErrPermission, true
+	case "NOT_FOUND":
+		return ErrNotFound, true
+	case "RESOURCE_EXHAUSTED":
+		return ErrRateLimit, true
+	case "INTERNAL", "UNKNOWN", "DATA_LOSS":
+		return ErrAPI, true
+	case "UNAVAILABLE":
+		return ErrOverloaded, true
+	case "DEADLINE_EXCEEDED":
+		return ErrTimeout, true
+	}
+	return "", false
+}
+
+// geminiStatusName is the google.rpc status name of an error kind.
+func geminiStatusName(k ErrorKind) string {
+	switch k {
+	case ErrInvalidRequest, ErrRequestTooLarge:
+		return "INVALID_ARGUMENT"
+	case ErrAuthentication:
+		return "UNAUTHENTICATED"
+	case ErrBilling:
+		return "FAILED_PRECONDITION"
+	case ErrPermission:
+		return "PERMISSION_DENIED"
+	case ErrNotFound:
+		return "NOT_FOUND"
+	case ErrRateLimit:
+		return "RESOURCE_EXHAUSTED"
+	case ErrOverloaded:
+		return "UNAVAILABLE"
+	case ErrTimeout:
+		return "DEADLINE_EXCEEDED"
+	}
+	return "INTERNAL"
+}
+
+// EncodeError implements Codec.
+func (geminiCodec) EncodeError(e *Error) []byte { return geminiAppendError(nil, e) }
+
+// geminiAppendError appends {"error":{"code","message","status"}}; the code
+// is the HTTP status the error is answered with.
+func geminiAppendError(b []byte, e *Error) []byte {
+	status := e.Status
+	if status < 400 {
+		status = StatusForKind(e.Kind)
+	}
+	b = append(b, `{"error":{"code":`...)
+	b = appendJSONInt(b, int64(status))
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, e.Message)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, geminiStatusName(e.Kind))
+	return append(b, "}}"...)
+}

@@ -1,0 +1,586 @@
+package translate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// DecodeRequest implements Codec. It parses a generateContent request, as
+// Gemini CLI and the genai SDKs send it, into the IR. Members are read in
+// either spelling (camelCase or snake_case), as the API itself accepts.
+//
+// The model and the stream mode come from the URL: the request's "model"
+// member, when present, names the model; otherwise Model stays empty and
+// the caller sets it, and Stream, from the path.
+func (geminiCodec) DecodeRequest(body []byte) (*Request, error) {
+	if !gjson.ValidBytes(body) {
+		return nil, BadRequest("request body is not valid JSON")
+	}
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return nil, BadRequest("request body must be a JSON object")
+	}
+	d := geminiRequestDecoder{req: &Request{}}
+	if err := d.decode(root); err != nil {
+		return nil, err
+	}
+	return d.req, nil
+}
+
+// geminiRequestDecoder holds the state of one DecodeRequest call.
+type geminiRequestDecoder struct {
+	req *Request
+	// calls links the function calls of the history, by the id the client
+	// knows them by, to their IR id and name; pending lists the calls of
+	// the latest model turn that no response has answered yet, in order,
+	// for responses that carry no id.
+	calls   map[string]geminiCallRef
+	pending []geminiCallRef
+}
+
+type geminiCallRef struct {
+	id, name string
+}
+
+// geminiBadRequest is a 400 naming the offending field.
+func geminiBadRequest(param, format string, args ...any) *Error {
+	e := BadRequest(fmt.Sprintf(format, args...))
+	e.Param = param
+	return e
+}
+
+// geminiDroppedFields are request members with no equivalent elsewhere.
+var geminiDroppedFields = map[string]string{
+	"safetySettings": "safety settings are specific to Gemini",
+	"cachedContent":  "Gemini cached contents have no equivalent",
+	"labels":         "billing labels are specific to Gemini",
+	"serviceTier":    "service tiers are provider-specific",
+	"store":          "Gemini interaction storage has no equivalent",
+}
+
+// geminiCamel turns a snake_case member name into its camelCase spelling,
+// so a switch over camelCase names reads both.
+func geminiCamel(key string) string {
+	if strings.IndexByte(key, '_') < 0 {
+		return key
+	}
+	var b strings.Builder
+	b.Grow(len(key))
+	up := false
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '_':
+			up = true
+		case up && c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteByte(c)
+			up = false
+		}
+	}
+	return b.String()
+}
+
+func (d *geminiRequestDecoder) decode(root gjson.Result) *Error {
+	var err *Error
+	root.ForEach(func(k, v gjson.Result) bool {
+		err = d.field(geminiCamel(k.Str), v)
+		return err == nil
+	})
+	return err
+}
+
+func (d *geminiRequestDecoder) field(key string, v gjson.Result) *Error {
+	req := d.req
+	switch key {
+	case "model":
+		if v.Type == gjson.String {
+			req.Model = geminiModelName(v.Str)
+		}
+	case "contents":
+		if !v.IsArray() {
+			return geminiBadRequest("contents", "contents: must be an array")
+		}
+		return d.contents(v)
+	case "systemInstruction":
+		return d.system(v)
+	case "tools":
+		return d.tools(v)
+	case "toolConfig":
+		return d.toolConfig(v)
+	case "generationConfig":
+		return d.generationConfig(v)
+	default:
+		if reason, ok := geminiDroppedFields[key]; ok && v.Type != gjson.Null {
+			req.Drop(key, reason)
+		}
+	}
+	return nil
+}
+
+// system reads systemInstruction: a Content whose text parts form the system
+// prompt (its role is ignored). A bare string is accepted too.
+func (d *geminiRequestDecoder) system(v gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+	case v.Type == gjson.String:
+		if v.Str != "" {
+			d.req.System = append(d.req.System, Part{Type: PartText, Text: v.Str})
+		}
+	case v.IsObject():
+		var err *Error
+		v.Get("parts").ForEach(func(_, p gjson.Result) bool {
+			t := p.Get("text")
+			switch {
+			case t.Type == gjson.String:
+				if t.Str != "" {
+					d.req.System = append(d.req.System, Part{Type: PartText, Text: t.Str})
+				}
+			case p.IsObject():
+				d.req.Drop("systemInstruction.parts", "only text parts are supported in the system instruction")
+			default:
+				err = geminiBadRequest("systemInstruction", "systemInstruction.parts: each part must be an object")
+			}
+			return err == nil
+		})
+		return err
+	default:
+		return geminiBadRequest("systemInstruction", "systemInstruction: must be a Content object")
+	}
+	return nil
+}
+
+func (d *geminiRequestDecoder) contents(arr gjson.Result) *Error {
+	var err *Error
+	i := 0
+	arr.ForEach(func(_, c gjson.Result) bool {
+		if !c.IsObject() {
+			err = geminiBadRequest("contents", "contents[%d]: must be an object", i)
+			return false
+		}
+		role := RoleUser
+		if c.Get("role").Str == "model" {
+			role = RoleAssistant
+		}
+		var parts []Part
+		parts, err = d.parts(c.Get("parts"), i, role)
+		if err != nil {
+			return false
+		}
+		if len(parts) > 0 {
+			d.req.Messages = append(d.req.Messages, Message{Role: role, Parts: parts})
+		}
+		i++
+		return true
+	})
+	return err
+}
+
+// parts reads the parts of contents[i].
+func (d *geminiRequestDecoder) parts(arr gjson.Result, i int, role Role) ([]Part, *Error) {
+	if !arr.IsArray() {
+		if arr.Exists() && arr.Type != gjson.Null {
+			return nil, geminiBadRequest("contents", "contents[%d].parts: must be an array", i)
+		}
+		return nil, nil
+	}
+	if role == RoleAssistant {
+		d.pending = d.pending[:0]
+	}
+	var out []Part
+	var err *Error
+	j := 0
+	arr.ForEach(func(_, p gjson.Result) bool {
+		if !p.IsObject() {
+			err = geminiBadRequest("contents", "contents[%d].parts[%d]: must be an object", i, j)
+			return false
+		}
+		out, err = d.part(out, p, i, j, role)
+		j++
+		return err == nil
+	})
+	return out, err
+}
+
+// part reads one part and appends what it yields to out.
+func (d *geminiRequestDecoder) part(out []Part, p gjson.Result, i, j int, role Role) ([]Part, *Error) {
+	var text, thought, sig, inline, file, call, resp gjson.Result
+	p.ForEach(func(k, v gjson.Result) bool {
+		switch geminiCamel(k.Str) {
+		case "text":
+			text = v
+		case "thought":
+			thought = v
+		case "thoughtSignature":
+			sig = v
+		case "inlineData":
+			inline = v
+		case "fileData":
+			file = v
+		case "functionCall":
+			call = v
+		case "functionResponse":
+			resp = v
+		case "executableCode", "codeExecutionResult":
+			d.req.Drop("contents.parts."+k.Str, "code execution parts are specific to Gemini")
+		case "videoMetadata", "partMetadata", "mediaResolution":
+			d.req.Drop("contents.parts."+k.Str, "not translated")
+		}
+		return true
+	})
+	switch {
+	case call.IsObject():
+		if role != RoleAssistant {
+			return out, geminiBadRequest("contents", "contents[%d].parts[%d]: functionCall parts belong in model turns", i, j)
+		}
+		return append(out, d.functionCall(call, sig.Str, i, j)), nil
+	case resp.IsObject():
+		return append(out, d.functionResponse(resp, i, j)), nil
+	case inline.IsObject():
+		data := inline.Get("data")
+		if data.Type != gjson.String {
+			return out, geminiBadRequest("contents", "contents[%d].parts[%d].inlineData.data: must be a base64 string", i, j)
+		}
+		return d.media(out, geminiGet(inline, "mimeType", "mime_type").Str, &Media{Data: data.Str}), nil
+	case file.IsObject():
+		uri := geminiGet(file, "fileUri", "file_uri").Str
+		if uri == "" {
+			return out, geminiBadRequest("contents", "contents[%d].parts[%d].fileData.fileUri: required", i, j)
+		}
+		return d.media(out, geminiGet(file, "mimeType", "mime_type").Str, &Media{URL: uri}), nil
+	case text.Type == gjson.String:
+		if thought.Type == gjson.True || (text.Str == "" && sig.Str != "" && sig.Str != geminiSkipSignature) {
+			// A thought summary, or an empty part carrying a signature:
+			// both are reasoning in the IR.
+			s := sig.Str
+			if s == geminiSkipSignature {
+				s = ""
+			}
+			if text.Str == "" && s == "" {
+				return out, nil
+			}
+			return append(out, Part{Type: PartThinking, Text: text.Str, Signature: s}), nil
+		}
+		if text.Str == "" {
+			return out, nil
+		}
+		return append(out, Part{Type: PartText, Text: text.Str}), nil
+	}
+	return out, nil
+}
+
+// media appends an inline or referenced file as an image or a document.
+func (d *geminiRequestDecoder) media(out []Part, mime string, m *Media) []Part {
+	m.MediaType = mime
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return append(out, Part{Type: PartImage, Media: m})
+	case mime == "application/pdf", strings.HasPrefix(mime, "text/"):
+		return append(out, Part{Type: PartDocument, Media: m})
+	}
+	d.req.Drop("contents.parts.inlineData", fmt.Sprintf("media type %q is not supported", mime))
+	return out
+}
+
+// functionCall reads a model turn's call. A call without an id gets one
+// from its position ("call_<content>_<part>"), so the same history yields
+// the same ids turn after turn; a real thought signature is folded into the
+// id for a Gemini backend to get it back.
+func (d *geminiRequestDecoder) functionCall(call gjson.Result, sig string, i, j int) Part {
+	wire := call.Get("id").Str
+	name := call.Get("name").Str
+	id := wire
+	if id == "" {
+		id = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+	}
+	id = geminiJoinCallID(id, sig)
+	args := call.Get("args")
+	argText := "{}"
+	if args.IsObject() {
+		argText = args.Raw
+	}
+	ref := geminiCallRef{id: id, name: name}
+	if wire != "" {
+		if d.calls == nil {
+			d.calls = map[string]geminiCallRef{}
+		}
+		d.calls[wire] = ref
+	}
+	d.pending = append(d.pending, ref)
+	return Part{Type: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Arguments: argText}}
+}
+
+// functionResponse reads a tool result. Its call is found by id, or else
+// as the first unanswered call of the same name in the latest model turn.
+func (d *geminiRequestDecoder) functionResponse(resp gjson.Result, i, j int) Part {
+	wire := resp.Get("id").Str
+	name := resp.Get("name").Str
+	callID := ""
+	if ref, ok := d.calls[wire]; ok && wire != "" {
+		callID = ref.id
+		if name == "" {
+			name = ref.name
+		}
+		d.answer(ref.id)
+	} else if wire != "" {
+		callID = wire
+		d.answer(wire)
+	} else {
+		for _, ref := range d.pending {
+			if ref.name == name || name == "" {
+				callID = ref.id
+				if name == "" {
+					name = ref.name
+				}
+				break
+			}
+		}
+		if callID == "" {
+			callID = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+		}
+		d.answer(callID)
+	}
+	tr := &ToolResult{CallID: callID, Name: name}
+	r := resp.Get("response")
+	out, errv := r.Get("output"), r.Get("error")
+	switch {
+	case out.Exists():
+		tr.Content = geminiResultText(tr.Content, out)
+	case errv.Exists():
+		tr.IsError = true
+		tr.Content = geminiResultText(tr.Content, errv)
+	case r.Exists() && r.Type != gjson.Null:
+		tr.Content = geminiResultText(tr.Content, r)
+	}
+	resp.Get("parts").ForEach(func(_, p gjson.Result) bool {
+		if in := geminiGet(p, "inlineData", "inline_data"); in.IsObject() {
+			mime := geminiGet(in, "mimeType", "mime_type").Str
+			typ := PartDocument
+			if strings.HasPrefix(mime, "image/") {
+				typ = PartImage
+			}
+			tr.Content = append(tr.Content, Part{Type: typ, Media: &Media{MediaType: mime, Data: in.Get("data").Str}})
+		}
+		return true
+	})
+	return Part{Type: PartToolResult, ToolResult: tr}
+}
+
+// answer marks the call id as answered.
+func (d *geminiRequestDecoder) answer(id string) {
+	for k, ref := range d.pending {
+		if ref.id == id {
+			d.pending = append(d.pending[:k], d.pending[k+1:]...)
+			return
+		}
+	}
+}
+
+// geminiResultText appends a tool result value as text: a string as it is,
+// anything else as its JSON text.
+func geminiResultText(dst []Part, v gjson.Result) []Part {
+	s := v.Raw
+	if v.Type == gjson.String {
+		s = v.Str
+	}
+	if s == "" {
+		return dst
+	}
+	return append(dst, Part{Type: PartText, Text: s})
+}
+
+// tools reads the function declarations of every Tool; Gemini's built-in
+// tools (Google Search, code execution, URL context) have no equivalent.
+func (d *geminiRequestDecoder) tools(v gjson.Result) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		return geminiBadRequest("tools", "tools: must be an array")
+	}
+	var err *Error
+	v.ForEach(func(_, t gjson.Result) bool {
+		t.ForEach(func(k, decls gjson.Result) bool {
+			key := geminiCamel(k.Str)
+			if key != "functionDeclarations" {
+				d.req.Drop("tools."+key, "only function declarations are supported")
+				return true
+			}
+			decls.ForEach(func(_, fn gjson.Result) bool {
+				err = d.declaration(fn)
+				return err == nil
+			})
+			return err == nil
+		})
+		return err == nil
+	})
+	return err
+}
+
+func (d *geminiRequestDecoder) declaration(fn gjson.Result) *Error {
+	name := fn.Get("name")
+	if name.Type != gjson.String || name.Str == "" {
+		return geminiBadRequest("tools", "tools.functionDeclarations: every declaration needs a name")
+	}
+	t := Tool{Name: name.Str, Description: fn.Get("description").Str}
+	if s := geminiGet(fn, "parametersJsonSchema", "parameters_json_schema"); s.IsObject() {
+		t.Schema = geminiSchemaToJSONSchema([]byte(s.Raw))
+	} else if s := fn.Get("parameters"); s.IsObject() {
+		t.Schema = geminiSchemaToJSONSchema([]byte(s.Raw))
+	}
+	d.req.Tools = append(d.req.Tools, t)
+	return nil
+}
+
+// toolConfig reads functionCallingConfig: AUTO, ANY (with
+// allowedFunctionNames: one name forces that tool, several restrict the
+// choice), NONE. VALIDATED, AUTO with schema checks, is AUTO elsewhere.
+func (d *geminiRequestDecoder) toolConfig(v gjson.Result) *Error {
+	fc := geminiGet(v, "functionCallingConfig", "function_calling_config")
+	if !fc.IsObject() {
+		return nil
+	}
+	var allowed []string
+	geminiGet(fc, "allowedFunctionNames", "allowed_function_names").ForEach(func(_, n gjson.Result) bool {
+		if n.Type == gjson.String {
+			allowed = append(allowed, n.Str)
+		}
+		return true
+	})
+	tc := &ToolChoice{}
+	switch fc.Get("mode").Str {
+	case "ANY":
+		tc.Mode = ToolChoiceRequired
+		if len(allowed) == 1 {
+			tc.Mode, tc.Name = ToolChoiceTool, allowed[0]
+		} else {
+			tc.Allowed = allowed
+		}
+	case "NONE":
+		tc.Mode = ToolChoiceNone
+	case "", "MODE_UNSPECIFIED":
+		return nil
+	default: // AUTO, VALIDATED
+		tc.Mode = ToolChoiceAuto
+	}
+	d.req.ToolChoice = tc
+	return nil
+}
+
+func (d *geminiRequestDecoder) generationConfig(v gjson.Result) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return geminiBadRequest("generationConfig", "generationConfig: must be an object")
+	}
+	req := d.req
+	var mime string
+	var schema gjson.Result
+	var err *Error
+	v.ForEach(func(k, x gjson.Result) bool {
+		key := geminiCamel(k.Str)
+		if x.Type == gjson.Null {
+			return true
+		}
+		switch key {
+		case "stopSequences":
+			x.ForEach(func(_, s gjson.Result) bool {
+				if s.Type == gjson.String {
+					req.StopSequences = append(req.StopSequences, s.Str)
+				}
+				return true
+			})
+		case "maxOutputTokens":
+			req.MaxTokens = int(x.Int())
+		case "temperature":
+			f := x.Float()
+			req.Temperature = &f
+		case "topP":
+			f := x.Float()
+			req.TopP = &f
+		case "topK":
+			n := int(x.Float())
+			req.TopK = &n
+		case "seed":
+			n := x.Int()
+			req.Seed = &n
+		case "presencePenalty":
+			f := x.Float()
+			req.PresencePenalty = &f
+		case "frequencyPenalty":
+			f := x.Float()
+			req.FrequencyPenalty = &f
+		case "candidateCount":
+			if x.Int() > 1 {
+				err = geminiBadRequest("generationConfig.candidateCount", "candidateCount > 1 is not supported")
+			}
+		case "responseMimeType":
+			mime = x.Str
+		case "responseSchema", "responseJsonSchema":
+			schema = x
+		case "thinkingConfig":
+			d.thinking(x)
+		case "responseModalities":
+			x.ForEach(func(_, m gjson.Result) bool {
+				if m.Str != "TEXT" {
+					req.Drop("generationConfig.responseModalities", "only text output is supported")
+				}
+				return true
+			})
+		default:
+			req.Drop("generationConfig."+key, "not translated")
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case mime == "application/json" && schema.IsObject():
+		req.ResponseFormat = &ResponseFormat{Type: "json_schema", Name: "response", Schema: geminiSchemaToJSONSchema([]byte(schema.Raw))}
+	case mime == "application/json":
+		req.ResponseFormat = &ResponseFormat{Type: "json_object"}
+	case mime == "text/x.enum":
+		req.Drop("generationConfig.responseMimeType", "enum output has no equivalent")
+	}
+	return nil
+}
+
+// thinking reads thinkingConfig: thinkingBudget (-1 dynamic, 0 off, N
+// tokens), thinkingLevel (Gemini 3: MINIMAL, LOW, MEDIUM, HIGH) and
+// includeThoughts (whether thought summaries are returned).
+func (d *geminiRequestDecoder) thinking(v gjson.Result) {
+	r := &Reasoning{}
+	budget := geminiGet(v, "thinkingBudget", "thinking_budget")
+	level := geminiGet(v, "thinkingLevel", "thinking_level")
+	switch {
+	case budget.Type == gjson.Number && budget.Int() == 0:
+		r.Mode = ReasoningDisabled
+	case budget.Type == gjson.Number && budget.Int() > 0:
+		r.Mode, r.BudgetTokens = ReasoningEnabled, int(budget.Int())
+	case budget.Type == gjson.Number:
+		// -1, dynamic: thinking on, the model picks the depth.
+		r.Mode = ReasoningEnabled
+	}
+	if level.Type == gjson.String && level.Str != "" && level.Str != "THINKING_LEVEL_UNSPECIFIED" {
+		r.Effort = strings.ToLower(level.Str)
+		if r.Mode == ReasoningDefault {
+			r.Mode = ReasoningEnabled
+		}
+	}
+	if geminiGet(v, "includeThoughts", "include_thoughts").Type == gjson.False {
+		r.Display = "omitted"
+	}
+	if r.Mode == ReasoningDefault {
+		// includeThoughts alone asks to see the model's default thinking:
+		// nothing to translate.
+		return
+	}
+	d.req.Reasoning = r
+}

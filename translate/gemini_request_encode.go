@@ -1,0 +1,530 @@
+package translate
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Reasons recorded with Request.Drop by EncodeRequest.
+const (
+	geminiDropCacheControl = "Gemini caches prompts implicitly"
+	geminiDropThinking     = "reasoning without a Gemini thought signature is not sent back"
+	geminiDropRedacted     = "encrypted reasoning of another provider cannot be sent to Gemini"
+)
+
+// geminiMaxThinkingBudget is the largest thinkingBudget every Gemini 2.5
+// model accepts (Flash's limit; Pro allows 32768).
+const geminiMaxThinkingBudget = 24576
+
+// EncodeRequest implements Codec. It writes a generateContent body for a
+// Gemini backend. The model and the stream mode go into the URL, not the
+// body (the caller builds it).
+func (geminiCodec) EncodeRequest(req *Request) ([]byte, error) {
+	e := geminiRequestEncoder{req: req}
+	e.names = map[string]string{}
+	for i := range req.Messages {
+		for _, p := range req.Messages[i].Parts {
+			if p.Type == PartToolCall && p.ToolCall != nil {
+				e.names[p.ToolCall.ID] = p.ToolCall.Name
+			}
+		}
+	}
+	b := make([]byte, 0, oaiRequestSizeHint(req))
+	b = append(b, `{"contents":[`...)
+	b = e.appendContents(b)
+	b = append(b, ']')
+	b = e.appendSystem(b)
+	b = e.appendTools(b)
+	b = e.appendGenerationConfig(b)
+	if req.User != "" {
+		req.Drop("user", "Gemini has no end-user field")
+	}
+	return append(b, '}'), nil
+}
+
+// geminiRequestEncoder holds the state of one EncodeRequest call.
+type geminiRequestEncoder struct {
+	req   *Request
+	names map[string]string // tool call id → function name
+
+	role  Role   // role of the content being assembled
+	parts []byte // its parts, comma-separated
+	calls int    // functionCall parts in it
+}
+
+// appendContents writes the conversation. Consecutive messages of one role
+// are merged into one content, as Gemini wants turns to alternate; system
+// messages inside the conversation join the system instruction instead.
+func (e *geminiRequestEncoder) appendContents(b []byte) []byte {
+	for i := range e.req.Messages {
+		m := &e.req.Messages[i]
+		if m.Role == RoleSystem {
+			continue
+		}
+		if m.Role != e.role {
+			b = e.flush(b)
+			e.role = m.Role
+		}
+		if m.Role == RoleAssistant {
+			e.appendModelParts(m.Parts)
+		} else {
+			e.appendUserParts(m.Parts)
+		}
+	}
+	return e.flush(b)
+}
+
+// flush writes the content being assembled, if it has parts.
+func (e *geminiRequestEncoder) flush(b []byte) []byte {
+	if len(e.parts) > 0 {
+		b = appendJSONComma(b)
+		if e.role == RoleAssistant {
+			b = append(b, `{"role":"model","parts":[`...)
+		} else {
+			b = append(b, `{"role":"user","parts":[`...)
+		}
+		b = append(b, e.parts...)
+		b = append(b, "]}"...)
+	}
+	e.parts, e.calls = e.parts[:0], 0
+	return b
+}
+
+func (e *geminiRequestEncoder) partStart() {
+	if len(e.parts) > 0 {
+		e.parts = append(e.parts, ',')
+	}
+}
+
+func (e *geminiRequestEncoder) noteCacheControl(p *Part) {
+	if len(p.CacheControl) > 0 {
+		e.req.Drop("cache_control", geminiDropCacheControl)
+	}
+}
+
+// appendUserParts writes a user message: the function responses first (one
+// per call, each with its function's name), then the images and documents
+// those results held, then the rest of the message.
+func (e *geminiRequestEncoder) appendUserParts(parts []Part) {
+	for i := range parts {
+		if p := &parts[i]; p.Type == PartToolResult && p.ToolResult != nil {
+			e.noteCacheControl(p)
+			e.appendFunctionResponse(p.ToolResult)
+		}
+	}
+	for i := range parts {
+		if p := &parts[i]; p.Type == PartToolResult && p.ToolResult != nil {
+			for j := range p.ToolResult.Content {
+				if c := &p.ToolResult.Content[j]; c.Media != nil {
+					e.appendMedia(c)
+				}
+			}
+		}
+	}
+	for i := range parts {
+		p := &parts[i]
+		e.noteCacheControl(p)
+		switch p.Type {
+		case PartText:
+			e.appendText(p.Text)
+		case PartImage, PartDocument:
+			e.appendMedia(p)
+		case PartToolResult:
+		default:
+			e.req.Drop("messages.content."+string(p.Type), "not allowed in user turns")
+		}
+	}
+}
+
+func (e *geminiRequestEncoder) appendText(text string) {
+	if text == "" {
+		return
+	}
+	e.partStart()
+	e.parts = append(e.parts, `{"text":`...)
+	e.parts = appendJSONString(e.parts, text)
+	e.parts = append(e.parts, '}')
+}
+
+// appendMedia writes an image or document as inlineData (base64, also from
+// a data: URL) or fileData (a URL or a Gemini file).
+func (e *geminiRequestEncoder) appendMedia(p *Part) {
+	m := p.Media
+	if m == nil {
+		return
+	}
+	mime, data := m.MediaType, m.Data
+	if data == "" && strings.HasPrefix(m.URL, "data:") {
+		if t, d, ok := oaiParseDataURL(m.URL); ok {
+			mime, data = t, d
+		}
+	}
+	if mime == "" && p.Type == PartImage && data != "" {
+		mime = anthSniffImageType(data)
+	}
+	uri := m.URL
+	if uri == "" {
+		uri = m.FileID
+	}
+	switch {
+	case data != "":
+		if mime == "" {
+			mime = "application/octet-stream"
+		}
+		e.partStart()
+		e.parts = append(e.parts, `{"inlineData":{"mimeType":`...)
+		e.parts = appendJSONString(e.parts, mime)
+		e.parts = append(e.parts, `,"data":`...)
+		e.parts = appendJSONString(e.parts, data)
+		e.parts = append(e.parts, "}}"...)
+	case uri != "" && !strings.HasPrefix(uri, "data:"):
+		e.partStart()
+		e.parts = append(e.parts, `{"fileData":{`...)
+		if mime != "" {
+			e.parts = append(e.parts, `"mimeType":`...)
+			e.parts = appendJSONString(e.parts, mime)
+			e.parts = append(e.parts, ',')
+		}
+		e.parts = append(e.parts, `"fileUri":`...)
+		e.parts = appendJSONString(e.parts, uri)
+		e.parts = append(e.parts, "}}"...)
+	default:
+		e.req.Drop("messages.content."+string(p.Type), "media without data or a URL")
+	}
+}
+
+// appendFunctionResponse writes one tool result. Gemini needs the
+// function's name, which OpenAI and Anthropic results lack: it comes from
+// the call the result answers. The output goes under "output", or under
+// "error" for a failed call (the convention of go-genai's FunctionResponse).
+func (e *geminiRequestEncoder) appendFunctionResponse(tr *ToolResult) {
+	name := tr.Name
+	if name == "" {
+		name = e.names[tr.CallID]
+	}
+	id, _ := geminiSplitCallID(tr.CallID)
+	e.partStart()
+	e.parts = append(e.parts, `{"functionResponse":{`...)
+	if id != "" {
+		e.parts = append(e.parts, `"id":`...)
+		e.parts = appendJSONString(e.parts, id)
+		e.parts = append(e.parts, ',')
+	}
+	e.parts = append(e.parts, `"name":`...)
+	e.parts = appendJSONString(e.parts, name)
+	if tr.IsError {
+		e.parts = append(e.parts, `,"response":{"error":`...)
+	} else {
+		e.parts = append(e.parts, `,"response":{"output":`...)
+	}
+	var text strings.Builder
+	for i := range tr.Content {
+		if c := &tr.Content[i]; c.Type == PartText {
+			if text.Len() > 0 {
+				text.WriteByte('\n')
+			}
+			text.WriteString(c.Text)
+		}
+	}
+	e.parts = appendJSONString(e.parts, text.String())
+	e.parts = append(e.parts, "}}}"...)
+}
+
+// appendModelParts writes an assistant message. A functionCall part gets
+// back the thought signature its id carries; the first call of a turn that
+// has none gets Gemini's documented placeholder, which Gemini 3 requires
+// when the history's calls were not made by Gemini.
+func (e *geminiRequestEncoder) appendModelParts(parts []Part) {
+	for i := range parts {
+		p := &parts[i]
+		e.noteCacheControl(p)
+		switch p.Type {
+		case PartText:
+			e.appendText(p.Text)
+		case PartThinking:
+			if p.Signature == "" {
+				if p.Text != "" {
+					e.req.Drop("thinking", geminiDropThinking)
+				}
+				continue
+			}
+			e.partStart()
+			e.parts = append(e.parts, `{"text":`...)
+			e.parts = appendJSONString(e.parts, p.Text)
+			if p.Text != "" {
+				e.parts = append(e.parts, `,"thought":true`...)
+			}
+			e.parts = append(e.parts, `,"thoughtSignature":`...)
+			e.parts = appendJSONString(e.parts, p.Signature)
+			e.parts = append(e.parts, '}')
+		case PartRedactedThinking:
+			e.req.Drop("redacted_thinking", geminiDropRedacted)
+		case PartToolCall:
+			if p.ToolCall != nil {
+				e.appendFunctionCall(p.ToolCall)
+			}
+		default:
+			e.req.Drop("messages.content."+string(p.Type), "not allowed in model turns")
+		}
+	}
+}
+
+func (e *geminiRequestEncoder) appendFunctionCall(tc *ToolCall) {
+	id, sig := geminiSplitCallID(tc.ID)
+	if sig == "" && e.calls == 0 {
+		sig = geminiSkipSignature
+	}
+	e.calls++
+	e.partStart()
+	e.parts = append(e.parts, `{"functionCall":{`...)
+	if id != "" {
+		e.parts = append(e.parts, `"id":`...)
+		e.parts = appendJSONString(e.parts, id)
+		e.parts = append(e.parts, ',')
+	}
+	e.parts = append(e.parts, `"name":`...)
+	e.parts = appendJSONString(e.parts, tc.Name)
+	e.parts = append(e.parts, `,"args":`...)
+	e.parts = geminiAppendArgs(e.parts, tc.Arguments)
+	e.parts = append(e.parts, '}')
+	if sig != "" {
+		e.parts = append(e.parts, `,"thoughtSignature":`...)
+		e.parts = appendJSONString(e.parts, sig)
+	}
+	e.parts = append(e.parts, '}')
+}
+
+// geminiAppendArgs appends tool-call arguments as the JSON object Gemini
+// wants. Arguments that are not an object (a model's invalid JSON) are
+// kept as text under "_raw" rather than lost.
+func geminiAppendArgs(b []byte, args string) []byte {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		return append(b, "{}"...)
+	}
+	if gjson.Valid(args) && gjson.Parse(args).IsObject() {
+		return append(b, args...)
+	}
+	b = append(b, `{"_raw":`...)
+	b = appendJSONString(b, args)
+	return append(b, '}')
+}
+
+// appendSystem writes the system instruction: the leading system prompt,
+// then the system messages found inside the conversation.
+func (e *geminiRequestEncoder) appendSystem(b []byte) []byte {
+	start := len(b)
+	b = append(b, `,"systemInstruction":{"parts":[`...)
+	n := 0
+	add := func(p *Part) {
+		e.noteCacheControl(p)
+		if p.Type != PartText || p.Text == "" {
+			return
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, `{"text":`...)
+		b = appendJSONString(b, p.Text)
+		b = append(b, '}')
+	}
+	for i := range e.req.System {
+		add(&e.req.System[i])
+	}
+	for i := range e.req.Messages {
+		if m := &e.req.Messages[i]; m.Role == RoleSystem {
+			for j := range m.Parts {
+				add(&m.Parts[j])
+			}
+		}
+	}
+	if n == 0 {
+		return b[:start]
+	}
+	return append(b, "]}"...)
+}
+
+// appendTools writes the function declarations and the tool config.
+func (e *geminiRequestEncoder) appendTools(b []byte) []byte {
+	req := e.req
+	if len(req.Tools) == 0 {
+		if tc := req.ToolChoice; tc != nil && tc.Mode != ToolChoiceAuto && tc.Mode != ToolChoiceNone {
+			req.Drop("tool_choice", "no tools were given")
+		}
+		return b
+	}
+	b = append(b, `,"tools":[{"functionDeclarations":[`...)
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		if len(t.CacheControl) > 0 {
+			req.Drop("cache_control", geminiDropCacheControl)
+		}
+		if t.Strict != nil {
+			req.Drop("tools.strict", "Gemini has no strict mode")
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, t.Name)
+		if t.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendJSONString(b, t.Description)
+		}
+		if len(t.Schema) > 0 && !geminiSchemaEmpty(t.Schema) {
+			if s, ok := geminiJSONSchema(t.Schema); ok {
+				b = append(b, `,"parametersJsonSchema":`...)
+				b = append(b, s...)
+			} else {
+				req.Drop("tools.input_schema", "references that cannot be inlined; rewritten to Gemini's schema subset")
+				b = append(b, `,"parameters":`...)
+				b = append(b, geminiOpenAPISchema(t.Schema)...)
+			}
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "]}]"...)
+	if req.ParallelToolCalls != nil && !*req.ParallelToolCalls {
+		req.Drop("parallel_tool_calls", "Gemini cannot forbid parallel function calls")
+	}
+	tc := req.ToolChoice
+	if tc == nil {
+		return b
+	}
+	b = append(b, `,"toolConfig":{"functionCallingConfig":{"mode":`...)
+	switch tc.Mode {
+	case ToolChoiceRequired:
+		b = append(b, `"ANY"`...)
+		if len(tc.Allowed) > 0 {
+			b = append(b, `,"allowedFunctionNames":`...)
+			b = geminiAppendStrings(b, tc.Allowed)
+		}
+	case ToolChoiceTool:
+		b = append(b, `"ANY","allowedFunctionNames":`...)
+		b = geminiAppendStrings(b, []string{tc.Name})
+	case ToolChoiceNone:
+		b = append(b, `"NONE"`...)
+	default:
+		b = append(b, `"AUTO"`...)
+		if len(tc.Allowed) > 0 {
+			req.Drop("tool_choice.allowed_tools", "Gemini restricts function names only in ANY mode")
+		}
+	}
+	return append(b, "}}"...)
+}
+
+// appendGenerationConfig writes the sampling, limit, output-format and
+// thinking settings.
+func (e *geminiRequestEncoder) appendGenerationConfig(b []byte) []byte {
+	req := e.req
+	start := len(b)
+	b = append(b, `,"generationConfig":{`...)
+	open := len(b)
+	if len(req.StopSequences) > 0 {
+		b = append(b, `"stopSequences":`...)
+		b = geminiAppendStrings(b, req.StopSequences)
+	}
+	if req.MaxTokens > 0 {
+		b = appendJSONComma(b)
+		b = append(b, `"maxOutputTokens":`...)
+		b = appendJSONInt(b, int64(req.MaxTokens))
+	}
+	b = geminiAppendFloat(b, "temperature", req.Temperature)
+	b = geminiAppendFloat(b, "topP", req.TopP)
+	if req.TopK != nil {
+		b = appendJSONComma(b)
+		b = append(b, `"topK":`...)
+		b = appendJSONInt(b, int64(*req.TopK))
+	}
+	if req.Seed != nil {
+		b = appendJSONComma(b)
+		b = append(b, `"seed":`...)
+		b = appendJSONInt(b, *req.Seed)
+	}
+	b = geminiAppendFloat(b, "presencePenalty", req.PresencePenalty)
+	b = geminiAppendFloat(b, "frequencyPenalty", req.FrequencyPenalty)
+	if rf := req.ResponseFormat; rf != nil && (rf.Type == "json_object" || rf.Type == "json_schema") {
+		b = appendJSONComma(b)
+		b = append(b, `"responseMimeType":"application/json"`...)
+		if len(rf.Schema) > 0 {
+			if s, ok := geminiJSONSchema(rf.Schema); ok {
+				b = append(b, `,"responseJsonSchema":`...)
+				b = append(b, s...)
+			} else {
+				b = append(b, `,"responseSchema":`...)
+				b = append(b, geminiOpenAPISchema(rf.Schema)...)
+			}
+		}
+	}
+	b = e.appendThinking(b)
+	if len(b) == open {
+		return b[:start]
+	}
+	return append(b, '}')
+}
+
+func geminiAppendFloat(b []byte, key string, f *float64) []byte {
+	if f == nil {
+		return b
+	}
+	b = appendJSONComma(b)
+	b = appendJSONKey(b, key)
+	return appendJSONFloat(b, *f)
+}
+
+// geminiLevels maps efforts onto Gemini 3's thinkingLevel.
+var geminiLevels = map[string]string{"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH", "xhigh": "HIGH", "max": "HIGH"}
+
+// appendThinking writes thinkingConfig. A budget goes out as
+// thinkingBudget (clamped to what every 2.5 model accepts); an effort
+// without a budget becomes thinkingLevel for Gemini 3 models and a budget
+// for older ones, which know no levels. Thoughts are included unless the
+// client asked not to see them.
+func (e *geminiRequestEncoder) appendThinking(b []byte) []byte {
+	r := e.req.Reasoning
+	if r == nil {
+		return b
+	}
+	var cfg []byte
+	switch r.Mode {
+	case ReasoningDisabled:
+		cfg = append(cfg, `"thinkingBudget":0`...)
+	case ReasoningAdaptive:
+		cfg = append(cfg, `"thinkingBudget":-1`...)
+	default:
+		budget := r.BudgetTokens
+		level := geminiLevels[r.Effort]
+		if budget <= 0 && level != "" && strings.Contains(e.req.Model, "gemini-2") {
+			budget = anthEffortBudgets[r.Effort]
+			level = ""
+		}
+		switch {
+		case budget > 0:
+			if budget > geminiMaxThinkingBudget {
+				budget = geminiMaxThinkingBudget
+				e.req.Drop("thinking.budget_tokens", "clamped to Gemini's limit")
+			}
+			cfg = append(cfg, `"thinkingBudget":`...)
+			cfg = appendJSONInt(cfg, int64(budget))
+		case level != "":
+			cfg = append(cfg, `"thinkingLevel":`...)
+			cfg = appendJSONString(cfg, level)
+		case r.Mode == ReasoningEnabled:
+			cfg = append(cfg, `"thinkingBudget":-1`...)
+		case r.Effort == "none":
+			cfg = append(cfg, `"thinkingBudget":0`...)
+		default:
+			return b
+		}
+	}
+	if r.Mode != ReasoningDisabled && r.Effort != "none" {
+		cfg = append(cfg, `,"includeThoughts":`...)
+		cfg = appendJSONBool(cfg, r.Display != "omitted")
+	}
+	b = appendJSONComma(b)
+	b = append(b, `"thinkingConfig":{`...)
+	b = append(b, cfg...)
+	return append(b, '}')
+}

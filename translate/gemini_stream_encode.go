@@ -1,0 +1,149 @@
+package translate
+
+// geminiStreamEncoder writes IR events as streamGenerateContent chunks for a
+// Gemini client (Gemini CLI, the genai SDKs). Every chunk is one compact
+// GenerateContentResponse, written with no event name: the genai SDKs read
+// nothing but data lines. Text and thoughts go out delta by delta. A tool
+// call goes out as one functionCall part when its block stops, because
+// Gemini clients take function calls only whole: the encoder buffers the
+// argument fragments of the open call, and nothing else. Every chunk
+// carries the usage known so far, as Gemini does, and the stream always
+// ends with a chunk carrying a finishReason (Gemini CLI retries a stream
+// without one), or with an error.
+type geminiStreamEncoder struct {
+	model string
+	id    string
+
+	done     bool
+	usage    Usage
+	hasUsage bool
+
+	inTool   bool
+	toolID   string
+	toolName string
+	args     []byte
+
+	buf []byte
+}
+
+// Encode implements StreamEncoder.
+func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
+	if s.done {
+		return
+	}
+	switch ev.Type {
+	case EventMessageStart:
+		s.id = ev.ID
+		if ev.Usage != nil {
+			s.usage, s.hasUsage = *ev.Usage, true
+		}
+	case EventBlockStart:
+		if ev.Block == BlockToolCall {
+			s.inTool, s.toolID, s.toolName, s.args = true, ev.ID, ev.Name, s.args[:0]
+		}
+	case EventBlockDelta:
+		switch ev.Block {
+		case BlockText:
+			if ev.Text != "" {
+				b := append(s.start(), `{"text":`...)
+				b = appendJSONString(b, ev.Text)
+				s.write(w, s.end(append(b, '}'), ""))
+			}
+		case BlockThinking:
+			sig := geminiSignatureOrEmpty(ev.Signature)
+			if ev.Text == "" && sig == "" {
+				return
+			}
+			b := append(s.start(), `{"text":`...)
+			b = appendJSONString(b, ev.Text)
+			b = append(b, `,"thought":true`...)
+			if sig != "" {
+				b = append(b, `,"thoughtSignature":`...)
+				b = appendJSONString(b, sig)
+			}
+			s.write(w, s.end(append(b, '}'), ""))
+		case BlockToolCall:
+			if s.inTool {
+				s.args = append(s.args, ev.Text...)
+			}
+		}
+	case EventBlockStop:
+		if ev.Block == BlockToolCall && s.inTool {
+			s.inTool = false
+			b := geminiAppendFunctionCallPart(s.start(), s.toolID, s.toolName, string(s.args))
+			s.write(w, s.end(b, ""))
+		}
+	case EventUsage:
+		if ev.Usage != nil {
+			s.usage, s.hasUsage = *ev.Usage, true
+		}
+	case EventMessageStop:
+		if ev.Usage != nil {
+			s.usage, s.hasUsage = *ev.Usage, true
+		}
+		s.write(w, s.end(s.start(), geminiFinishReason(ev.Stop)))
+		s.done = true
+	case EventError:
+		err := ev.Err
+		if err == nil {
+			err = &Error{Status: 502, Kind: ErrAPI, Message: "upstream stream failed"}
+		}
+		s.write(w, geminiAppendError(s.buf[:0], err))
+		s.done = true
+	}
+}
+
+// start begins a chunk up to its first part.
+func (s *geminiStreamEncoder) start() []byte {
+	return append(s.buf[:0], `{"candidates":[{"content":{"role":"model","parts":[`...)
+}
+
+// end closes the parts and the chunk; finish "" leaves finishReason out.
+func (s *geminiStreamEncoder) end(b []byte, finish string) []byte {
+	b = append(b, "]}"...)
+	if finish != "" {
+		b = append(b, `,"finishReason":`...)
+		b = appendJSONString(b, finish)
+	}
+	b = append(b, `,"index":0}]`...)
+	if s.hasUsage {
+		b = append(b, `,"usageMetadata":`...)
+		b = geminiAppendUsage(b, &s.usage)
+	}
+	b = append(b, `,"modelVersion":`...)
+	b = appendJSONString(b, s.model)
+	if s.id != "" {
+		// Optional in Gemini's schema; left out rather than invented.
+		b = append(b, `,"responseId":`...)
+		b = appendJSONString(b, s.id)
+	}
+	return append(b, '}')
+}
+
+func (s *geminiStreamEncoder) write(w FrameWriter, b []byte) {
+	s.buf = b
+	w.WriteFrame("", b)
+}
+
+// geminiAppendFunctionCallPart appends a functionCall part. The thought
+// signature folded into the id, if any, goes back on the part, and the id
+// is sent without it.
+func geminiAppendFunctionCallPart(b []byte, callID, name, args string) []byte {
+	id, sig := geminiSplitCallID(callID)
+	b = append(b, `{"functionCall":{`...)
+	if id != "" {
+		b = append(b, `"id":`...)
+		b = appendJSONString(b, id)
+		b = append(b, ',')
+	}
+	b = append(b, `"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"args":`...)
+	b = geminiAppendArgs(b, args)
+	b = append(b, '}')
+	if sig != "" {
+		b = append(b, `,"thoughtSignature":`...)
+		b = appendJSONString(b, sig)
+	}
+	return append(b, '}')
+}
