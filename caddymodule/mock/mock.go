@@ -1,8 +1,8 @@
 // Package mock implements http.handlers.louter_mock, a scripted LLM backend
-// for tests and benchmarks. It serves the Anthropic Messages and OpenAI Chat
-// Completions endpoints as a provider would, answering each request with a
-// scenario (plain text, tool calls, reasoning, errors, broken streams, ...)
-// chosen per request. It reads requests and writes answers with the same
+// for tests and benchmarks. It serves the Anthropic Messages, OpenAI Chat
+// Completions, OpenAI Responses and Gemini endpoints as a provider would,
+// answering each request with a scenario (plain text, tool calls, reasoning,
+// errors, broken streams, ...) chosen per request. It reads requests and writes answers with the same
 // translate codecs louter uses for its clients, so what it sends is what
 // louter itself produces for that protocol.
 //
