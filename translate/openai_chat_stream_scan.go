@@ -7,6 +7,16 @@ package translate
 // other chunk, valid or not, is left to the gjson path (decodeGJSON), which
 // defines the behaviour; the scanner only has to recognise what it takes.
 type oaiChunkScan struct {
+	oaiChunkRead
+
+	// rec is the reader state where this chunk's delta object starts;
+	// memo is that of an earlier chunk, kept across scans.
+	rec  oaiScanResume
+	memo oaiScanResume
+}
+
+// oaiChunkRead is what a scan reads from a chunk.
+type oaiChunkRead struct {
 	id, model, usage jsonSpan
 
 	hasChoice bool
@@ -17,6 +27,26 @@ type oaiChunkScan struct {
 	reasonAlt jsonSpan // reasoning
 	finish    jsonSpan
 	calls     []oaiCallScan
+}
+
+// oaiScanResume is the state of a scan at the start of the choice's delta
+// object, from which a later chunk with the same bytes before it resumes.
+// A stream's chunks differ almost only in their deltas: their id, object,
+// created, model and choice index come first and repeat, and reading them
+// again would give the same result, so the scan compares those bytes
+// instead of reading them.
+type oaiScanResume struct {
+	prefix []byte // the chunk up to the delta object; empty: no state
+	at     int    // len(prefix) once recorded
+
+	id, model, usage, finish jsonSpan
+	index                    int64
+
+	top        jsonMembers // inside the chunk object, at the choices array
+	topSeen    uint8
+	choices    jsonElements // at the choice
+	choice     jsonMembers  // inside the choice object, at the delta
+	choiceSeen uint8
 }
 
 // oaiCallScan is one tool_calls[] fragment.
@@ -42,13 +72,62 @@ const (
 // scan reads data. It returns false when data is not valid JSON or not of
 // the common shape.
 func (c *oaiChunkScan) scan(data []byte) bool {
-	*c = oaiChunkScan{calls: c.calls[:0]}
+	c.oaiChunkRead = oaiChunkRead{calls: c.calls[:0]}
+	c.rec.at = 0 // the rest of rec is set along with it
+	if ok, resumed := c.resume(data); resumed {
+		return ok
+	}
 	i := jsonSkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
 	}
 	m := jsonOpenObject(data, i)
-	var seen uint8
+	if !c.scanMembers(&m, 0) {
+		return false
+	}
+	if c.rec.at > 0 {
+		// Keep this chunk's state for the next one. The buffers swap so
+		// that neither is allocated again.
+		c.rec.prefix = append(c.rec.prefix[:0], data[:c.rec.at]...)
+		c.memo, c.rec = c.rec, oaiScanResume{prefix: c.memo.prefix[:0]}
+	}
+	return true
+}
+
+// resume scans data from the memo's state when data starts with the memo's
+// prefix followed by a delta object. resumed reports whether it did; ok is
+// then the scan's result.
+func (c *oaiChunkScan) resume(data []byte) (ok, resumed bool) {
+	r := &c.memo
+	if r.at == 0 || len(data) <= r.at || data[r.at] != '{' || string(data[:r.at]) != string(r.prefix) {
+		return false, false
+	}
+	c.id, c.model, c.usage, c.finish, c.index, c.hasChoice = r.id, r.model, r.usage, r.finish, r.index, true
+	cm := r.choice
+	cm.data = data
+	j, ok := c.scanDelta(data, r.at)
+	if !ok {
+		return false, true
+	}
+	cm.i = j
+	i, ok := c.scanChoiceMembers(&cm, r.choiceSeen|oaiSeen2)
+	if !ok {
+		return false, true
+	}
+	a := r.choices
+	a.data, a.i = data, i
+	if !c.scanChoiceElements(&a) {
+		return false, true
+	}
+	m := r.top
+	m.data, m.i = data, a.i
+	return c.scanMembers(&m, r.topSeen|oaiSeen5), true
+}
+
+// scanMembers reads the chunk object's members from m on; seen has the
+// members already read.
+func (c *oaiChunkScan) scanMembers(m *jsonMembers, seen uint8) bool {
+	data := m.data
 	for {
 		name, esc, more := m.next()
 		if !more {
@@ -74,7 +153,11 @@ func (c *oaiChunkScan) scan(data []byte) bool {
 			bit = oaiSeen4
 		case "choices":
 			bit = oaiSeen5
-			if seen&bit != 0 || !c.scanChoices(&m) {
+			if seen&bit != 0 {
+				return false
+			}
+			c.rec.top, c.rec.topSeen = *m, seen
+			if !c.scanChoices(m) {
 				return false
 			}
 			seen |= bit
@@ -105,24 +188,39 @@ func (c *oaiChunkScan) scanChoices(m *jsonMembers) bool {
 		return false
 	}
 	a := jsonOpenArray(m.data, m.i)
+	if !c.scanChoiceElements(&a) {
+		return false
+	}
+	m.i = a.i
+	return true
+}
+
+// scanChoiceElements reads the choices array's elements from a on.
+func (c *oaiChunkScan) scanChoiceElements(a *jsonElements) bool {
 	for a.next() {
 		if c.hasChoice || a.peek() != jsonObject {
 			return false
 		}
 		c.hasChoice = true
-		i, ok := c.scanChoice(m.data, a.i)
+		c.rec.choices = *a
+		i, ok := c.scanChoice(a.data, a.i)
 		if !ok {
 			return false
 		}
 		a.i = i
 	}
-	m.i = a.i
 	return !a.bad
 }
 
 func (c *oaiChunkScan) scanChoice(data []byte, i int) (int, bool) {
 	m := jsonOpenObject(data, i)
-	var seen uint8
+	return c.scanChoiceMembers(&m, 0)
+}
+
+// scanChoiceMembers reads the choice object's members from m on; seen has
+// the members already read.
+func (c *oaiChunkScan) scanChoiceMembers(m *jsonMembers, seen uint8) (int, bool) {
+	data := m.data
 	for {
 		name, esc, more := m.next()
 		if !more {
@@ -154,6 +252,8 @@ func (c *oaiChunkScan) scanChoice(data []byte, i int) (int, bool) {
 			case seen&bit != 0:
 				return 0, false
 			case m.peek() == jsonObject:
+				c.rec.id, c.rec.model, c.rec.usage, c.rec.finish, c.rec.index = c.id, c.model, c.usage, c.finish, c.index
+				c.rec.choice, c.rec.choiceSeen, c.rec.at = *m, seen, m.i
 				j, ok := c.scanDelta(data, m.i)
 				if !ok {
 					return 0, false

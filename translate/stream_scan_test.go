@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -379,4 +380,48 @@ func FuzzAnthropicEventScan(f *testing.F) {
 			t.Fatalf("fast %+v\nslow %+v", fast, slow)
 		}
 	})
+}
+
+// TestOAIChunkScanResume checks that a chunk read from the state an earlier
+// chunk left (when the two share the bytes before the delta) is read as a
+// fresh scanner reads it.
+func TestOAIChunkScanResume(t *testing.T) {
+	const head = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":2,"finish_reason":null,"delta":`
+	tails := []string{
+		`{"content":"a"}}]}`,
+		`{"content":"b"},"logprobs":null}],"usage":{"prompt_tokens":3}}`,
+		`{"tool_calls":[{"index":0,"id":"x","function":{"name":"f","arguments":"{}"}}]}}]}`,
+		`{"content":"c"},"finish_reason":"stop"}]}`,
+		`{"content":"d"}},{"index":1,"delta":{}}]}`,
+		`{"content":"e"}}],"choices":[]}`,
+		`{"content":"f"},"delta":{}}]}`,
+		`{"content":"g"}}]`,
+		`{"content":"h"}}]} x`,
+		` {"content":"i"}}]}`,
+		`"str"}]}`,
+		`{"content":"j"}}]}`,
+	}
+	var resumed oaiChunkScan
+	for _, tail := range tails {
+		data := []byte(head + tail)
+		var fresh oaiChunkScan
+		want := fresh.scan(data)
+		got := resumed.scan(data)
+		if got != want {
+			t.Fatalf("%s: resumed scan %v, fresh %v", tail, got, want)
+		}
+		if !want {
+			continue
+		}
+		// The reading, without the scanners' own state.
+		got1, want1 := resumed, fresh
+		got1.rec, got1.memo, want1.rec, want1.memo = oaiScanResume{}, oaiScanResume{}, oaiScanResume{}, oaiScanResume{}
+		got1.calls, want1.calls = slices.Clip(append([]oaiCallScan{}, got1.calls...)), slices.Clip(append([]oaiCallScan{}, want1.calls...))
+		if !reflect.DeepEqual(got1, want1) {
+			t.Fatalf("%s:\nresumed %+v\nfresh   %+v", tail, got1, want1)
+		}
+	}
+	if string(resumed.memo.prefix) != head {
+		t.Fatalf("memo prefix %q, want %q", resumed.memo.prefix, head)
+	}
 }
