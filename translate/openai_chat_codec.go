@@ -10,8 +10,17 @@ import (
 // (POST /v1/chat/completions) and the OpenAI-compatible servers that speak it
 // (llama.cpp llama-server, vLLM, Ollama, DeepSeek, OpenRouter). Its decoders
 // accept the usual dialect differences of those servers; its encoders write
-// what OpenAI itself documents.
-type openAIChatCodec struct{}
+// what OpenAI itself documents, adjusted by the codec's Dialect.
+type openAIChatCodec struct {
+	dialect *Dialect // nil: the defaults
+}
+
+// NewOpenAIChatCodec returns an OpenAI Chat Completions codec whose request
+// encoder applies the dialect of one backend (see Dialect). The registered
+// codec uses the defaults. The response side of a dialect (text tool calls,
+// think tags, harmony, restored ids and names) is package stream's
+// DialectDecoder, which wraps this codec's stream decoder.
+func NewOpenAIChatCodec(d *Dialect) Codec { return openAIChatCodec{dialect: d} }
 
 func init() { Register(openAIChatCodec{}) }
 
