@@ -15,3 +15,7 @@ func newID(prefix string) string {
 	copy(dst, prefix)
 	return string(hex.AppendEncode(dst, b[:]))
 }
+
+// NewCallID returns a fresh tool call id in OpenAI's shape: "call_" and 24
+// hex digits. Package stream uses it for calls parsed out of model text.
+func NewCallID() string { return newID("call_") }

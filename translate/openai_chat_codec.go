@@ -32,7 +32,7 @@ var oaiNow = time.Now
 
 // oaiNewCallID makes a tool call id for servers that send none (Ollama,
 // Gemini's compatibility layer): "call_" + 24 hex digits.
-func oaiNewCallID() string { return newID("call_") }
+func oaiNewCallID() string { return NewCallID() }
 
 // oaiNewCompletionID makes a completion id when the IR carries none.
 func oaiNewCompletionID() string { return newID("chatcmpl-") }
