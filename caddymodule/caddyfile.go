@@ -44,6 +44,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        pass_client_auth
 //	        base_path        <path>
 //	        max_tokens       <n>
+//	        dialect [{
+//	            tool_calls           auto|native|hermes|qwen3_coder
+//	            reasoning            auto|fields|think|harmony
+//	            reasoning_history    reasoning_content|reasoning
+//	            tools_in_prompt
+//	            max_tokens_field     max_completion_tokens|max_tokens
+//	            drop_params          <param...>
+//	            keep_tool_ids
+//	            max_tool_name_length <n>
+//	        }]
 //	        reverse_proxy    [<upstreams...>] {
 //	            <reverse_proxy subdirectives...>
 //	        }
@@ -57,6 +67,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // health_uri, transport, header_up, lb_retries, request_buffers, ...).
 // handle_response blocks in it need the Caddyfile adapter (the louter
 // directive); UnmarshalCaddyfile alone cannot build their routes.
+//
+// dialect (openai_chat backends only) describes a self-hosted
+// OpenAI-compatible server; see translate.Dialect for each setting. A bare
+// "dialect" keeps every default but makes OpenAI Chat clients go through
+// the translation too, so they get the parsed tool calls and reasoning.
 //
 // model routes are tried in order; the first whose pattern matches the
 // requested model wins. In patterns '*' matches any run of characters.
@@ -162,6 +177,16 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 			}
 			b.MaxTokens = n
 
+		case "dialect":
+			if b.Dialect != nil {
+				return d.Errf("backend '%s': dialect already specified", name)
+			}
+			dl, err := unmarshalDialect(d)
+			if err != nil {
+				return err
+			}
+			b.Dialect = dl
+
 		case "reverse_proxy":
 			if b.UpstreamRaw != nil {
 				return d.Errf("backend '%s': reverse_proxy already specified", name)
@@ -217,4 +242,69 @@ func unmarshalReverseProxy(d *caddyfile.Dispenser, h *httpcaddyfile.Helper) ([]b
 		return nil, d.Errf("encoding reverse_proxy: %s", warnings[0].Message)
 	}
 	return raw, nil
+}
+
+// unmarshalDialect parses a dialect block; the dispenser is on "dialect".
+// Values are checked by translate.Dialect.Validate at provisioning, which
+// names the allowed ones.
+func unmarshalDialect(d *caddyfile.Dispenser) (*translate.Dialect, error) {
+	if d.NextArg() {
+		return nil, d.ArgErr()
+	}
+	dl := new(translate.Dialect)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		switch key {
+		case "tool_calls", "reasoning", "reasoning_history", "max_tokens_field":
+			var v string
+			if !d.AllArgs(&v) {
+				return nil, d.ArgErr()
+			}
+			switch key {
+			case "tool_calls":
+				dl.ToolCalls = translate.ToolCallFormat(v)
+			case "reasoning":
+				dl.Reasoning = translate.ReasoningFormat(v)
+			case "reasoning_history":
+				dl.ReasoningHistory = v
+			case "max_tokens_field":
+				dl.MaxTokensField = v
+			}
+
+		case "tools_in_prompt", "keep_tool_ids":
+			if d.NextArg() {
+				return nil, d.ArgErr()
+			}
+			if key == "tools_in_prompt" {
+				dl.ToolsInPrompt = true
+			} else {
+				dl.KeepToolIDs = true
+			}
+
+		case "drop_params":
+			params := d.RemainingArgs()
+			if len(params) == 0 {
+				return nil, d.ArgErr()
+			}
+			dl.DropParams = append(dl.DropParams, params...)
+
+		case "max_tool_name_length":
+			var s string
+			if !d.AllArgs(&s) {
+				return nil, d.ArgErr()
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n == 0 {
+				return nil, d.Errf("invalid max_tool_name_length %q: want a positive integer or -1", s)
+			}
+			dl.MaxToolNameLength = n
+
+		default:
+			return nil, d.Errf("unrecognized dialect setting '%s'", key)
+		}
+	}
+	if err := dl.Validate(); err != nil {
+		return nil, d.Err(err.Error())
+	}
+	return dl, nil
 }

@@ -13,11 +13,22 @@ import (
 // normally a stock reverse_proxy, so load balancing, health checks, retries,
 // TLS and header rules work as they do anywhere else in Caddy.
 type Backend struct {
-	// The wire protocol the backend speaks: "anthropic" (Messages API) or
-	// "openai_chat" (Chat Completions). Requests from clients speaking
-	// another protocol are translated; requests in the same protocol pass
-	// through untouched except for the model rename and max_tokens cap.
+	// The wire protocol the backend speaks: "anthropic" (Messages API),
+	// "openai_chat" (Chat Completions), "openai_responses" (Responses API)
+	// or "gemini" (generateContent). Requests from clients speaking another
+	// protocol are translated; requests in the same protocol pass through
+	// untouched except for the model rename and max_tokens cap.
 	Protocol translate.Protocol `json:"protocol"`
+
+	// How an OpenAI-compatible server (llama-server, vLLM, Ollama, SGLang,
+	// DeepSeek) differs from OpenAI: tool calls and reasoning left in the
+	// text (Hermes and Qwen3-Coder tool calls, <think> tags, gpt-oss
+	// harmony), the reasoning it needs sent back, tools rendered into the
+	// prompt, and request quirks. openai_chat backends only. Without it the
+	// safe defaults apply to translated requests (see translate.Dialect);
+	// with it, OpenAI Chat clients are translated too instead of passed
+	// through, so they get the parsed tool calls and reasoning.
+	Dialect *translate.Dialect `json:"dialect,omitempty"`
 
 	// The API key sent to the backend, in the header its protocol uses
 	// (anthropic: x-api-key; openai_chat: Authorization: Bearer). Runtime

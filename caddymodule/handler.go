@@ -63,7 +63,9 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 
 	rw := newResponseWriter(w)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
-	rw.passthrough = ep.protocol == b.Protocol
+	// A backend with a dialect needs its answers parsed even for clients of
+	// its own protocol.
+	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil
 
 	// Gemini says in the URL, not the body, whether to stream, and in
 	// which framing the client wants the stream.

@@ -88,6 +88,9 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 			b.basePath = bp.defaultBasePath
 		}
 		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
+		if b.Protocol == translate.ProtocolOpenAIChat {
+			b.codec = translate.NewOpenAIChatCodec(b.Dialect)
+		}
 		if len(b.UpstreamRaw) == 0 {
 			continue // reported by Validate
 		}
@@ -143,6 +146,14 @@ func (l *Louter) Validate() error {
 		}
 		if b.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
+		}
+		if b.Dialect != nil {
+			if b.Protocol != translate.ProtocolOpenAIChat {
+				errs = append(errs, fmt.Errorf("backend %q: dialect applies to openai_chat backends only, not %q", name, b.Protocol))
+			}
+			if err := b.Dialect.Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
+			}
 		}
 	}
 	for i, m := range l.Models {
