@@ -2,6 +2,7 @@ package mock
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -39,6 +40,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    chunk_size       <bytes>
 //	    fixtures_dir     <dir>
 //	    model_prefix     <prefix>
+//	    dialect          <tool-style> [<reasoning-style>] | harmony
 //	}
 func (m *Mock) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // consume the directive name
@@ -91,6 +93,15 @@ func (m *Mock) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "model_prefix":
 			if !d.AllArgs(&m.ModelPrefix) {
 				return d.ArgErr()
+			}
+		case "dialect":
+			args := d.RemainingArgs()
+			if len(args) == 0 || len(args) > 2 {
+				return d.ArgErr()
+			}
+			m.Dialect = strings.Join(args, " ")
+			if _, err := parseDialect(m.Dialect); err != nil {
+				return d.Errf("dialect: %v", err)
 			}
 		default:
 			return d.Errf("unrecognized louter_mock subdirective %q", d.Val())

@@ -6,6 +6,11 @@
 // translate codecs louter uses for its clients, so what it sends is what
 // louter itself produces for that protocol.
 //
+// OpenAI Chat answers can instead look like those of a self-hosted server
+// whose own parser is off, with tool calls and reasoning left as markup in
+// the content (the dialect setting, dialect.go), and an OpenAI Chat request
+// without tools has them read from its system prompt (prompt_tools.go).
+//
 // It also keeps a journal of the requests it received, served at
 // GET .../_mock/requests and cleared by DELETE .../_mock/requests, so tests
 // can check what a proxy sent upstream.
@@ -77,6 +82,21 @@ type Mock struct {
 	// the client asked for. Default: none (the request's model).
 	ModelPrefix string `json:"model_prefix,omitempty"`
 
+	// Dialect makes OpenAI Chat answers look like those of a self-hosted
+	// server whose own parser is off, for testing dialect parsing. It is
+	// a tool-call style, "native" (default), "hermes", "qwen3_coder" or
+	// "qwen3_coder_bare" (without the <tool_call> wrapper), and a
+	// reasoning style, "reasoning_content" (default), "reasoning", "think"
+	// (<think>…</think> opens the content) or "think_open" (only
+	// </think>), separated by a space, either of which may be left out;
+	// or "harmony" alone (gpt-oss channels in the content). Markup in the
+	// content is streamed in pieces of 1 to 7 bytes, and calls in the
+	// content come with finish_reason "stop". The X-Mock-Dialect request
+	// header chooses another, with the same words. Other protocols are
+	// not affected. Default: "native reasoning_content".
+	Dialect string `json:"dialect,omitempty"`
+
+	dialect dialect
 	journal *journal
 	logger  *zap.Logger
 }
@@ -98,6 +118,11 @@ func (m *Mock) Provision(ctx caddy.Context) error {
 	if m.DefaultScenario == "" {
 		m.DefaultScenario = "agent"
 	}
+	d, err := parseDialect(m.Dialect)
+	if err != nil {
+		return fmt.Errorf("louter_mock: dialect: %w", err)
+	}
+	m.dialect = d
 	m.journal = journalFor(m.Name)
 	return nil
 }
@@ -112,6 +137,9 @@ func (m *Mock) Validate() error {
 	}
 	if !knownScenario(m.DefaultScenario) {
 		return fmt.Errorf("louter_mock: unknown default_scenario %q (known: %s)", m.DefaultScenario, strings.Join(ScenarioNames(), ", "))
+	}
+	if _, err := parseDialect(m.Dialect); err != nil {
+		return fmt.Errorf("louter_mock: dialect: %w", err)
 	}
 	return nil
 }
@@ -173,9 +201,19 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 	if spec.fromURL != nil {
 		x.jsonArray = spec.fromURL(r, req)
 	}
+	if spec.protocol == translate.ProtocolOpenAIChat {
+		x.dialect = m.dialect
+		if h := strings.TrimSpace(r.Header.Get(DialectHeader)); h != "" {
+			if x.dialect, err = parseDialect(h); err != nil {
+				writeError(w, codec, translate.BadRequest("louter_mock: "+DialectHeader+": "+err.Error()), "")
+				return nil
+			}
+		}
+		readPromptTools(req)
+	}
 	scenario := selectScenario(r, req, m.DefaultScenario)
 	m.journal.update(entry, func(e *journalEntry) { e.Scenario = scenario })
-	if err := m.answer(w, r, x, codec, x.reply(scenario), len(body)); err != nil {
+	if err := m.answer(w, r, x, codec, x.dialect.render(x.reply(scenario)), len(body)); err != nil {
 		if r.Context().Err() != nil {
 			m.journal.update(entry, func(e *journalEntry) { e.Cancelled = true })
 		}
@@ -217,7 +255,7 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 				return err
 			}
 		}
-		return m.complete(w, pw, codec, rep, resp, &encReq, x.spec)
+		return m.complete(w, pw, codec, rep, resp, &encReq, x)
 	}
 
 	h := w.Header()
@@ -233,13 +271,17 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 		return err
 	}
 	enc := codec.NewStreamEncoder(&encReq)
+	var frames translate.FrameWriter = out
+	if x.dialect.renamesReasoning() {
+		frames = reasoningRenamer{out}
+	}
 	for i := range script {
 		st := &script[i]
 		var err error
 		switch st.kind {
 		case stepEvent:
 			out.Reset()
-			enc.Encode(out, &st.ev)
+			enc.Encode(frames, &st.ev)
 			if t := st.ev.Type; t == translate.EventMessageStop || t == translate.EventError {
 				stream.EndOutput(out) // a JSON array's closing bracket
 			}
@@ -262,10 +304,10 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 // twins: stream_error answers the overloaded error, stream_cut aborts the
 // connection halfway through the body, stream_malformed sends a body that
 // is not JSON.
-func (m *Mock) complete(w http.ResponseWriter, pw *pacedWriter, codec translate.Codec, rep *reply, resp *translate.Response, encReq *translate.Request, spec *protocolSpec) error {
+func (m *Mock) complete(w http.ResponseWriter, pw *pacedWriter, codec translate.Codec, rep *reply, resp *translate.Response, encReq *translate.Request, x *exchange) error {
 	switch rep.fault {
 	case faultError:
-		writeError(w, codec, spec.overloaded(), "")
+		writeError(w, codec, x.spec.overloaded(), "")
 		return nil
 	case faultMalformed:
 		w.Header().Set("Content-Type", "application/json")
@@ -276,6 +318,9 @@ func (m *Mock) complete(w http.ResponseWriter, pw *pacedWriter, codec translate.
 	if err != nil {
 		writeError(w, codec, translate.NewError(http.StatusInternalServerError, "louter_mock: encoding the response: "+err.Error()), "")
 		return nil
+	}
+	if x.dialect.renamesReasoning() {
+		body = renameReasoning(body)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)

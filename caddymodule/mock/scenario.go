@@ -32,6 +32,8 @@ type exchange struct {
 	req  *translate.Request
 	// jsonArray frames the stream as a JSON array (Gemini without alt=sse).
 	jsonArray bool
+	// dialect is how an OpenAI Chat answer is written.
+	dialect dialect
 }
 
 // scenarioFunc builds a scenario's reply.
