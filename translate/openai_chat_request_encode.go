@@ -10,15 +10,22 @@ const (
 	oaiDropCacheControl = "openai_chat has no cache breakpoints (OpenAI-compatible servers cache prompts on their own)"
 	oaiDropThinking     = "reasoning history is not sent to openai_chat backends"
 	oaiDropRedacted     = "encrypted reasoning cannot be sent to openai_chat backends"
+	oaiDropDialectParam = "dialect drop_params"
 )
 
 // EncodeRequest implements Codec. It writes a Chat Completions request for an
 // OpenAI-compatible backend (OpenAI, llama-server, vLLM, Ollama) from an IR
 // that usually came from another protocol, typically Claude Code's Anthropic
-// request.
-func (openAIChatCodec) EncodeRequest(req *Request) ([]byte, error) {
-	e := oaiRequestEncoder{req: req}
-	b := make([]byte, 0, oaiRequestSizeHint(req))
+// request. The codec's Dialect, when set, adapts the request to one server:
+// the output limit's field, dropped parameters, tool names and ids the
+// server accepts, reasoning history, and tools rendered into the prompt.
+func (c openAIChatCodec) EncodeRequest(req *Request) ([]byte, error) {
+	e := oaiRequestEncoder{req: req, d: c.dialect}
+	if c.dialect != nil && c.dialect.ToolsInPrompt {
+		e.promptFormat = c.dialect.PromptToolFormat()
+		e.promptTools = e.promptToolBlock()
+	}
+	b := make([]byte, 0, oaiRequestSizeHint(req)+len(e.promptTools))
 	b = append(b, `{"model":`...)
 	b = appendJSONString(b, req.Model)
 	b = append(b, `,"messages":[`...)
@@ -26,13 +33,17 @@ func (openAIChatCodec) EncodeRequest(req *Request) ([]byte, error) {
 	b = append(b, ']')
 
 	if len(req.Tools) > 0 {
-		b = e.appendTools(b)
-		if req.ToolChoice != nil {
-			b = oaiAppendToolChoice(b, req.ToolChoice)
-		}
-		if req.ParallelToolCalls != nil {
-			b = append(b, `,"parallel_tool_calls":`...)
-			b = appendJSONBool(b, *req.ParallelToolCalls)
+		// With tools_in_prompt the tools are in the system prompt, and
+		// promptToolBlock noted what the prompt cannot enforce.
+		if e.promptFormat == "" {
+			b = e.appendTools(b)
+			if req.ToolChoice != nil {
+				b = e.appendToolChoice(b, req.ToolChoice)
+			}
+			if e.sends("parallel_tool_calls", req.ParallelToolCalls != nil) {
+				b = append(b, `,"parallel_tool_calls":`...)
+				b = appendJSONBool(b, *req.ParallelToolCalls)
+			}
 		}
 	} else if tc := req.ToolChoice; tc != nil && (tc.Mode == ToolChoiceRequired || tc.Mode == ToolChoiceTool) {
 		// OpenAI rejects a tool_choice without tools.
@@ -41,22 +52,27 @@ func (openAIChatCodec) EncodeRequest(req *Request) ([]byte, error) {
 
 	if req.MaxTokens > 0 {
 		// max_completion_tokens is what OpenAI documents (max_tokens is
-		// deprecated and refused by reasoning models).
-		b = append(b, `,"max_completion_tokens":`...)
+		// deprecated and refused by reasoning models); older servers only
+		// know max_tokens.
+		if c.dialect != nil && c.dialect.MaxTokensField == "max_tokens" {
+			b = append(b, `,"max_tokens":`...)
+		} else {
+			b = append(b, `,"max_completion_tokens":`...)
+		}
 		b = appendJSONInt(b, int64(req.MaxTokens))
 	}
-	b = oaiAppendFloatField(b, "temperature", req.Temperature)
-	b = oaiAppendFloatField(b, "top_p", req.TopP)
+	b = e.appendFloatField(b, "temperature", req.Temperature)
+	b = e.appendFloatField(b, "top_p", req.TopP)
 	if req.TopK != nil {
 		req.Drop("top_k", "OpenAI Chat Completions has no top_k")
 	}
-	if req.Seed != nil {
+	if e.sends("seed", req.Seed != nil) {
 		b = append(b, `,"seed":`...)
 		b = appendJSONInt(b, *req.Seed)
 	}
-	b = oaiAppendFloatField(b, "presence_penalty", req.PresencePenalty)
-	b = oaiAppendFloatField(b, "frequency_penalty", req.FrequencyPenalty)
-	if len(req.StopSequences) > 0 {
+	b = e.appendFloatField(b, "presence_penalty", req.PresencePenalty)
+	b = e.appendFloatField(b, "frequency_penalty", req.FrequencyPenalty)
+	if e.sends("stop", len(req.StopSequences) > 0) {
 		b = append(b, `,"stop":[`...)
 		for i, s := range req.StopSequences {
 			if i > 0 {
@@ -67,10 +83,10 @@ func (openAIChatCodec) EncodeRequest(req *Request) ([]byte, error) {
 		b = append(b, ']')
 	}
 	b = e.appendReasoning(b)
-	if rf := req.ResponseFormat; rf != nil {
-		b = oaiAppendResponseFormat(b, rf)
+	if e.sends("response_format", req.ResponseFormat != nil) {
+		b = oaiAppendResponseFormat(b, req.ResponseFormat)
 	}
-	if req.User != "" {
+	if e.sends("user", req.User != "") {
 		b = append(b, `,"user":`...)
 		b = appendJSONString(b, req.User)
 	}
@@ -120,8 +136,47 @@ func oaiPartsSize(parts []Part) int {
 // oaiRequestEncoder holds the state of one EncodeRequest call.
 type oaiRequestEncoder struct {
 	req     *Request
-	media   []*Part // images and documents found in the tool results of one message
-	scratch []*Part // the user parts of one message that are sent
+	d       *Dialect // nil: what OpenAI documents, nothing rewritten
+	media   []*Part  // images and documents found in the tool results of one message
+	scratch []*Part  // the user parts of one message that are sent
+
+	// With the dialect's tools_in_prompt: the format tool calls are
+	// written in, and the tool block that joins the system prompt ("" when
+	// no tools are rendered). promptFormat is "" otherwise.
+	promptFormat ToolCallFormat
+	promptTools  string
+}
+
+// sends reports whether a parameter the request carries (present) is sent;
+// one the dialect drops is recorded and not sent.
+func (e *oaiRequestEncoder) sends(param string, present bool) bool {
+	if !present {
+		return false
+	}
+	if e.d.Drops(param) {
+		e.req.Drop(param, oaiDropDialectParam)
+		return false
+	}
+	return true
+}
+
+// toolName is the name the backend sees for a client tool name. Only a
+// dialect rewrites names: without one the request goes out as the client
+// wrote it.
+func (e *oaiRequestEncoder) toolName(name string) string {
+	if e.d == nil {
+		return name
+	}
+	return e.d.BackendToolName(name)
+}
+
+// toolID is the id the backend sees for a client tool call id (see
+// toolName).
+func (e *oaiRequestEncoder) toolID(id string) string {
+	if e.d == nil {
+		return id
+	}
+	return e.d.BackendToolID(id)
 }
 
 func (e *oaiRequestEncoder) noteCacheControl(p *Part) {
@@ -143,14 +198,23 @@ func oaiAppendMessageStart(b []byte, role string) []byte {
 
 func (e *oaiRequestEncoder) appendMessages(b []byte) []byte {
 	req := e.req
-	if len(req.System) > 0 {
-		b = e.appendSystem(b, req.System, "\n\n")
+	// The tools rendered for the prompt follow the leading system prompt;
+	// without one they join a system message that opens the conversation,
+	// or make a system message of their own.
+	lead, tools := e.promptTools, ""
+	if lead != "" && !oaiHasText(req.System) && len(req.Messages) > 0 &&
+		req.Messages[0].Role == RoleSystem && oaiHasText(req.Messages[0].Parts) {
+		lead, tools = "", lead
+	}
+	if len(req.System) > 0 || lead != "" {
+		b = e.appendSystem(b, req.System, lead)
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		switch m.Role {
 		case RoleSystem:
-			b = e.appendSystem(b, m.Parts, "\n\n")
+			b = e.appendSystem(b, m.Parts, tools)
+			tools = ""
 		case RoleAssistant:
 			b = e.appendAssistant(b, m)
 		default:
@@ -160,9 +224,20 @@ func (e *oaiRequestEncoder) appendMessages(b []byte) []byte {
 	return b
 }
 
+// oaiHasText reports whether parts hold a text part.
+func oaiHasText(parts []Part) bool {
+	for i := range parts {
+		if parts[i].Type == PartText {
+			return true
+		}
+	}
+	return false
+}
+
 // appendSystem appends one system message holding the text parts joined
-// with sep. Without any text it appends nothing.
-func (e *oaiRequestEncoder) appendSystem(b []byte, parts []Part, sep string) []byte {
+// with blank lines, then extra (the tools rendered for the prompt) after
+// another blank line. Without any text or extra it appends nothing.
+func (e *oaiRequestEncoder) appendSystem(b []byte, parts []Part, extra string) []byte {
 	texts := 0
 	for i := range parts {
 		p := &parts[i]
@@ -173,12 +248,18 @@ func (e *oaiRequestEncoder) appendSystem(b []byte, parts []Part, sep string) []b
 			e.req.Drop("system."+string(p.Type), "system messages carry text only")
 		}
 	}
-	if texts == 0 {
+	if texts == 0 && extra == "" {
 		return b
 	}
 	b = oaiAppendMessageStart(b, "system")
 	b = append(b, `,"content":`...)
-	b = oaiAppendTextJoin(b, "", parts, PartText, sep)
+	b = oaiAppendTextJoin(b, "", parts, PartText, "\n\n")
+	if extra != "" {
+		if texts > 0 {
+			b = oaiExtendJSONString(b, "\n\n")
+		}
+		b = oaiExtendJSONString(b, extra)
+	}
 	return append(b, '}')
 }
 
@@ -220,6 +301,9 @@ func oaiExtendJSONString(b []byte, s string) []byte {
 // tools returned (tool messages carry text only, so they travel in the next
 // user message: nothing is lost), then the rest of the turn.
 func (e *oaiRequestEncoder) appendUser(b []byte, m *Message) []byte {
+	if e.promptFormat != "" && oaiHasToolResult(m.Parts) {
+		return e.appendPromptUser(b, m)
+	}
 	e.media = e.media[:0]
 	e.scratch = e.scratch[:0]
 	results := 0
@@ -248,7 +332,7 @@ func (e *oaiRequestEncoder) appendUser(b []byte, m *Message) []byte {
 func (e *oaiRequestEncoder) appendToolMessage(b []byte, tr *ToolResult) []byte {
 	b = oaiAppendMessageStart(b, "tool")
 	b = append(b, `,"tool_call_id":`...)
-	b = appendJSONString(b, tr.CallID)
+	b = appendJSONString(b, e.toolID(tr.CallID))
 	prefix := ""
 	if tr.IsError {
 		// OpenAI has no error flag on tool results.
@@ -392,11 +476,13 @@ func oaiAppendDataURL(b []byte, mediaType, data string) []byte {
 }
 
 // appendAssistant appends an assistant turn: its text as content (null when
-// it only calls tools) and its tool calls. Reasoning is not sent: OpenAI
-// rejects it and the servers that accept it differ in the field name (a
-// per-backend dialect is a later addition).
+// it only calls tools) and its tool calls. Reasoning is not sent by default:
+// OpenAI rejects it and the servers that accept it differ in the field
+// name. A dialect's reasoning_history sends it back on tool-call turns, the
+// turns DeepSeek's thinking mode and gpt-oss need it on.
 func (e *oaiRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
-	texts, calls := 0, 0
+	keepThinking := e.d != nil && e.d.ReasoningHistory != "" && oaiHasToolCall(m.Parts)
+	texts, calls, thoughts := 0, 0, 0
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		e.noteCacheControl(p)
@@ -406,17 +492,30 @@ func (e *oaiRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
 		case PartToolCall:
 			calls++
 		case PartThinking:
-			e.req.Drop("thinking", oaiDropThinking)
+			if keepThinking {
+				thoughts++
+			} else {
+				e.req.Drop("thinking", oaiDropThinking)
+			}
 		case PartRedactedThinking:
 			e.req.Drop("redacted_thinking", oaiDropRedacted)
 		default:
 			e.req.Drop("messages.assistant."+string(p.Type), "openai_chat assistant messages carry text and tool calls only")
 		}
 	}
+	// The gpt-oss template refuses a tool-call turn with both content and
+	// reasoning (llama.cpp#17040) and renders either as the analysis
+	// channel, so the text joins the reasoning. Calls written into the
+	// text (tools_in_prompt) are not tool_calls and stay content.
+	textToReasoning := keepThinking && texts > 0 && e.promptFormat == "" &&
+		e.d.ReasoningFormat() == ReasoningFormatHarmony
+
 	b = oaiAppendMessageStart(b, "assistant")
 	b = append(b, `,"content":`...)
 	switch {
-	case texts > 0:
+	case calls > 0 && e.promptFormat != "":
+		b = e.appendPromptCalls(b, m)
+	case texts > 0 && !textToReasoning:
 		// The text blocks of one turn are one answer (they were split
 		// around tool calls or by the stream), so they join without a
 		// separator.
@@ -426,7 +525,7 @@ func (e *oaiRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
 	default:
 		b = append(b, `""`...)
 	}
-	if calls > 0 {
+	if calls > 0 && e.promptFormat == "" {
 		b = append(b, `,"tool_calls":[`...)
 		first := true
 		for i := range m.Parts {
@@ -438,11 +537,36 @@ func (e *oaiRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
 				b = append(b, ',')
 			}
 			first = false
-			b = oaiAppendToolCall(b, -1, p.ToolCall.ID, p.ToolCall.Name, p.ToolCall.Arguments)
+			b = oaiAppendToolCall(b, -1, e.toolID(p.ToolCall.ID), e.toolName(p.ToolCall.Name), p.ToolCall.Arguments)
 		}
 		b = append(b, ']')
 	}
+	if thoughts > 0 || textToReasoning {
+		b = append(b, ',')
+		b = appendJSONKey(b, e.d.ReasoningHistory)
+		b = oaiAppendTextJoin(b, "", m.Parts, PartThinking, "\n")
+		if textToReasoning {
+			if thoughts > 0 {
+				b = oaiExtendJSONString(b, "\n")
+			}
+			for i := range m.Parts {
+				if m.Parts[i].Type == PartText {
+					b = oaiExtendJSONString(b, m.Parts[i].Text)
+				}
+			}
+		}
+	}
 	return append(b, '}')
+}
+
+// oaiHasToolCall reports whether parts hold a tool call.
+func oaiHasToolCall(parts []Part) bool {
+	for i := range parts {
+		if parts[i].Type == PartToolCall && parts[i].ToolCall != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // oaiAppendToolCall appends a tool call object; index >= 0 adds the
@@ -477,7 +601,7 @@ func (e *oaiRequestEncoder) appendTools(b []byte) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":"function","function":{"name":`...)
-		b = appendJSONString(b, t.Name)
+		b = appendJSONString(b, e.toolName(t.Name))
 		if t.Description != "" {
 			b = append(b, `,"description":`...)
 			b = appendJSONString(b, t.Description)
@@ -499,14 +623,14 @@ func (e *oaiRequestEncoder) appendTools(b []byte) []byte {
 	return append(b, ']')
 }
 
-func oaiAppendToolChoice(b []byte, tc *ToolChoice) []byte {
+func (e *oaiRequestEncoder) appendToolChoice(b []byte, tc *ToolChoice) []byte {
 	b = append(b, `,"tool_choice":`...)
 	switch tc.Mode {
 	case ToolChoiceNone:
 		return append(b, `"none"`...)
 	case ToolChoiceTool:
 		b = append(b, `{"type":"function","function":{"name":`...)
-		b = appendJSONString(b, tc.Name)
+		b = appendJSONString(b, e.toolName(tc.Name))
 		return append(b, "}}"...)
 	}
 	mode := "auto"
@@ -526,10 +650,19 @@ func oaiAppendToolChoice(b []byte, tc *ToolChoice) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":"function","function":{"name":`...)
-		b = appendJSONString(b, name)
+		b = appendJSONString(b, e.toolName(name))
 		b = append(b, "}}"...)
 	}
 	return append(b, "]}}"...)
+}
+
+// appendFloatField appends "key":f unless f is nil or the dialect drops
+// key.
+func (e *oaiRequestEncoder) appendFloatField(b []byte, key string, f *float64) []byte {
+	if !e.sends(key, f != nil) {
+		return b
+	}
+	return oaiAppendFloatField(b, key, f)
 }
 
 func oaiAppendFloatField(b []byte, key string, f *float64) []byte {
@@ -554,7 +687,7 @@ func (e *oaiRequestEncoder) appendReasoning(b []byte) []byte {
 	if r.Display != "" {
 		e.req.Drop("thinking.display", "openai_chat has no reasoning display setting")
 	}
-	effort := r.Effort
+	effort, fromBudget := r.Effort, false
 	switch r.Mode {
 	case ReasoningDisabled:
 		if effort != "none" {
@@ -562,12 +695,14 @@ func (e *oaiRequestEncoder) appendReasoning(b []byte) []byte {
 		}
 	case ReasoningEnabled:
 		if effort == "" && r.BudgetTokens > 0 {
-			effort = oaiEffortForBudget(r.BudgetTokens)
-			e.req.Drop("thinking.budget_tokens", "sent as reasoning_effort "+effort)
+			effort, fromBudget = oaiEffortForBudget(r.BudgetTokens), true
 		}
 	}
-	if effort == "" {
+	if !e.sends("reasoning_effort", effort != "") {
 		return b
+	}
+	if fromBudget {
+		e.req.Drop("thinking.budget_tokens", "sent as reasoning_effort "+effort)
 	}
 	b = append(b, `,"reasoning_effort":`...)
 	return appendJSONString(b, effort)
