@@ -1,0 +1,324 @@
+package stream
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/louter/louter/translate"
+	"github.com/tidwall/gjson"
+)
+
+// Qwen3-Coder writes parameter values as bare text: strings raw, objects
+// and arrays as JSON. Only the tool's JSON schema says whether "42" is a
+// number or a string, so values are typed by it, following vLLM's
+// qwen3coder parser: a parameter the schema does not describe stays a
+// string.
+
+// toolSchemas are the declared tools by name.
+type toolSchemas map[string]*toolSchema
+
+type toolSchema struct {
+	raw   []byte
+	props map[string]gjson.Result // built on first use
+}
+
+func newToolSchemas(tools []translate.Tool) toolSchemas {
+	if len(tools) == 0 {
+		return nil
+	}
+	s := make(toolSchemas, len(tools))
+	for _, t := range tools {
+		s[t.Name] = &toolSchema{raw: t.Schema}
+	}
+	return s
+}
+
+func (s toolSchemas) has(name string) bool {
+	_, ok := s[name]
+	return ok
+}
+
+// property returns the schema of a tool's parameter.
+func (s toolSchemas) property(tool, param string) (gjson.Result, bool) {
+	t := s[tool]
+	if t == nil || len(t.raw) == 0 {
+		return gjson.Result{}, false
+	}
+	if t.props == nil {
+		t.props = map[string]gjson.Result{}
+		gjson.GetBytes(t.raw, "properties").ForEach(func(k, v gjson.Result) bool {
+			t.props[k.String()] = v
+			return true
+		})
+	}
+	v, ok := t.props[param]
+	return v, ok
+}
+
+// appendValue appends the JSON for a parameter value written as text.
+func (s toolSchemas) appendValue(dst []byte, tool, param, value string) []byte {
+	prop, ok := s.property(tool, param)
+	if !ok {
+		return appendQuotedJSON(dst, value)
+	}
+	types, nullable := schemaTypes(prop)
+	if len(types) == 0 {
+		return appendQuotedJSON(dst, value)
+	}
+	t := strings.TrimSpace(value)
+	if t == "null" && (nullable || !anyStringType(types)) {
+		return append(dst, "null"...)
+	}
+	for _, ty := range types {
+		if out, ok := appendTyped(dst, ty, value, t); ok {
+			return out
+		}
+	}
+	return appendQuotedJSON(dst, value)
+}
+
+// schemaTypes lists the types a property allows, in the order a value is
+// tried against them: its "type" (a name or an array of names), then those
+// of its anyOf and oneOf alternatives. A property with only "properties"
+// or "items" is an object or an array.
+func schemaTypes(prop gjson.Result) (types []string, nullable bool) {
+	add := func(v gjson.Result) {
+		t := v.Get("type")
+		if t.IsArray() {
+			for _, e := range t.Array() {
+				types = append(types, strings.ToLower(e.String()))
+			}
+		} else if t.Type == gjson.String {
+			types = append(types, strings.ToLower(t.Str))
+		}
+		if v.Get("nullable").Bool() {
+			nullable = true
+		}
+	}
+	add(prop)
+	for _, key := range [...]string{"anyOf", "oneOf"} {
+		prop.Get(key).ForEach(func(_, alt gjson.Result) bool {
+			add(alt)
+			return true
+		})
+	}
+	if len(types) == 0 {
+		switch {
+		case prop.Get("properties").Exists():
+			types = append(types, "object")
+		case prop.Get("items").Exists():
+			types = append(types, "array")
+		}
+	}
+	n := len(types)
+	types = slices.DeleteFunc(types, func(t string) bool { return t == "null" })
+	return types, nullable || len(types) < n
+}
+
+func anyStringType(types []string) bool {
+	for _, t := range types {
+		if stringType(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func stringType(t string) bool {
+	switch t {
+	case "string", "str", "text", "varchar", "char", "enum":
+		return true
+	}
+	return false
+}
+
+// appendTyped appends value as JSON of type ty, reporting whether it is
+// one. t is value without surrounding whitespace.
+func appendTyped(dst []byte, ty, value, t string) ([]byte, bool) {
+	switch {
+	case stringType(ty):
+		return appendQuotedJSON(dst, value), true
+	case strings.HasPrefix(ty, "int") || strings.HasPrefix(ty, "uint") || ty == "long" || ty == "short":
+		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return strconv.AppendInt(dst, n, 10), true
+		}
+		if f, ok := parseFiniteFloat(t); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.AppendInt(dst, int64(f), 10), true
+		}
+	case ty == "number" || ty == "float" || ty == "double" || ty == "num" || ty == "decimal":
+		if f, ok := parseFiniteFloat(t); ok {
+			return appendNumber(dst, f), true
+		}
+	case ty == "boolean" || ty == "bool" || ty == "binary":
+		switch strings.ToLower(t) {
+		case "true":
+			return append(dst, "true"...), true
+		case "false":
+			return append(dst, "false"...), true
+		}
+	case ty == "object" || ty == "dict" || ty == "map":
+		return appendJSONValue(dst, t, '{')
+	case ty == "array" || ty == "list" || ty == "arr" || ty == "sequence" || ty == "tuple":
+		return appendJSONValue(dst, t, '[')
+	}
+	return dst, false
+}
+
+func parseFiniteFloat(t string) (float64, bool) {
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+// appendNumber writes an integral number in integer form, as Python's
+// float-then-int conversion in vLLM does, and any other as JSON.
+func appendNumber(dst []byte, f float64) []byte {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	}
+	return append(dst, b...)
+}
+
+// appendJSONValue appends t compacted if it is a JSON object or array
+// (open is '{' or '['), trying a Python literal ('single quotes', True,
+// None) when it is not JSON: models often write dicts the Python way.
+func appendJSONValue(dst []byte, t string, open byte) ([]byte, bool) {
+	if t == "" || t[0] != open {
+		return dst, false
+	}
+	if !json.Valid([]byte(t)) {
+		py, ok := pythonLiteralJSON(t)
+		if !ok || !json.Valid([]byte(py)) {
+			return dst, false
+		}
+		t = py
+	}
+	return append(dst, compactJSON(t)...), true
+}
+
+// pythonLiteralJSON rewrites a Python literal as JSON: single-quoted
+// strings become double-quoted, True, False and None become true, false
+// and null. The result still has to be validated.
+func pythonLiteralJSON(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(s) {
+				return "", false
+			}
+			b.WriteString(s[i : j+1])
+			i = j + 1
+		case c == '\'':
+			b.WriteByte('"')
+			j := i + 1
+			for ; j < len(s) && s[j] != '\''; j++ {
+				switch {
+				case s[j] == '\\' && j+1 < len(s) && s[j+1] == '\'':
+					b.WriteByte('\'')
+					j++
+				case s[j] == '\\' && j+1 < len(s):
+					b.WriteString(s[j : j+2])
+					j++
+				case s[j] == '"':
+					b.WriteString(`\"`)
+				default:
+					b.WriteByte(s[j])
+				}
+			}
+			if j >= len(s) {
+				return "", false
+			}
+			b.WriteByte('"')
+			i = j + 1
+		case isIdentByte(c):
+			j := i
+			for j < len(s) && isIdentByte(s[j]) {
+				j++
+			}
+			switch w := s[i:j]; w {
+			case "True":
+				b.WriteString("true")
+			case "False":
+				b.WriteString("false")
+			case "None":
+				b.WriteString("null")
+			default:
+				b.WriteString(w)
+			}
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String(), true
+}
+
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// appendQuotedJSON appends s as a JSON string. Invalid UTF-8 becomes
+// U+FFFD so the arguments are always valid JSON; '<', '>' and '&' are kept
+// as they are, since the arguments are code as often as not.
+func appendQuotedJSON(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
