@@ -96,6 +96,9 @@ type ContentParser struct {
 	// a template puts after <think> is dropped, so an empty think block
 	// yields no reasoning at all.
 	reasonLead bool
+	// thinkInText is set once the text held a literal <think>: a </think>
+	// after it is text too, not a stray end of reasoning.
+	thinkInText bool
 
 	call    callBuffer
 	harmony harmonyMsg
@@ -124,7 +127,9 @@ func NewContentParser(cfg ContentConfig) *ContentParser {
 	switch cfg.Reasoning {
 	case "", translate.ReasoningFormatAuto:
 		p.startMarkers = []string{tagThink, harmonyChannel, harmonyStart}
-		p.textMarkers = append(p.textMarkers, tagThinkEnd)
+		// <think> is looked for in the text only to tell a literal pair of
+		// tags (prose, code) from a stray </think>.
+		p.textMarkers = append(p.textMarkers, tagThink, tagThinkEnd)
 		p.state = stStart
 	case translate.ReasoningFormatThink:
 		p.startMarkers = []string{tagThink}
@@ -212,7 +217,9 @@ func (p *ContentParser) Close(dst []Segment) []Segment {
 		case stText, stHarmonyOutside:
 			dst = appendSegment(dst, SegmentText, held)
 		case stReasoning:
-			dst = appendSegment(dst, SegmentReasoning, held)
+			if skipSpace(held) < len(held) { // whitespace alone ends the reasoning
+				dst = appendSegment(dst, SegmentReasoning, held)
+			}
 		case stAfterCall:
 			// Whitespace after the last call is dropped; the start of a
 			// marker that never completed is text.
@@ -260,7 +267,21 @@ func (p *ContentParser) start(dst []Segment, s string) ([]Segment, string) {
 		p.hold = s
 		return dst, ""
 	case k < 0:
-		p.startPlain()
+		if p.think {
+			p.startPlain()
+			return dst, s
+		}
+		// Whitespace that opens content holding only a call is the
+		// template's, not text for the client.
+		k, partial = markerAt(s[i:], p.textMarkers)
+		if partial {
+			p.hold = s
+			return dst, ""
+		}
+		p.state = stText
+		if k >= 0 {
+			return dst, s[i:]
+		}
 		return dst, s
 	case p.startMarkers[k] == tagThink:
 		p.state = stReasoning
@@ -291,6 +312,13 @@ func (p *ContentParser) text(dst []Segment, s string) ([]Segment, string) {
 		return dst, ""
 	}
 	m := p.textMarkers[k]
+	if m == tagThink || (m == tagThinkEnd && p.thinkInText) {
+		// Past the opening of the content, a think tag is the model
+		// writing about one (code, prose), not reasoning markup.
+		p.thinkInText = true
+		dst = appendSegment(dst, SegmentText, m)
+		return dst, s[at+len(m):]
+	}
 	if m == tagThinkEnd {
 		// A client must never see reasoning markup as text; what came
 		// before it was already sent as text and cannot be taken back.
@@ -310,12 +338,22 @@ func (p *ContentParser) reasoning(dst []Segment, s string) ([]Segment, string) {
 		}
 	}
 	at, k := scanMarkers(s, 0, p.thinkMarkers)
-	if at > 0 {
+	// Whitespace that ends the reasoning is the template's ("\n</think>"),
+	// as is the whitespace after <think>: a trailing run is held until
+	// what follows it shows whether the reasoning goes on.
+	end := at
+	for (k < 0 || p.thinkMarkers[k] == tagThinkEnd) && end > 0 && isSpace(s[end-1]) {
+		end--
+	}
+	if at-end > maxLeadSpace {
+		end = at
+	}
+	if end > 0 {
 		p.reasonLead = false
-		dst = append(dst, Segment{Kind: SegmentReasoning, Text: s[:at]})
+		dst = append(dst, Segment{Kind: SegmentReasoning, Text: s[:end]})
 	}
 	if k < 0 {
-		p.hold = s[at:]
+		p.hold = s[end:]
 		return dst, ""
 	}
 	if p.thinkMarkers[k] == tagThinkEnd {

@@ -200,7 +200,15 @@ var contentCases = []contentCase{
 		want: []stream.Segment{txt("<think>x</think>y")}},
 	{name: "auto think then calls", cfg: cfgAuto,
 		in:   "<think>\nNeed weather.\n</think>\n\n" + qwenWeather,
-		want: []stream.Segment{rsn("Need weather.\n"), call("get_weather", `{"city":"Paris","days":3}`)}},
+		want: []stream.Segment{rsn("Need weather."), call("get_weather", `{"city":"Paris","days":3}`)}},
+	{name: "think: whitespace before </think> is the template's", cfg: cfgThink, in: "Let me think.\n \n</think>\n\nHi",
+		want: []stream.Segment{rsn("Let me think."), txt("Hi")}},
+	{name: "think: whitespace inside reasoning stays", cfg: cfgThink, in: "a\n\nb\n</think>c",
+		want: []stream.Segment{rsn("a\n\nb"), txt("c")}},
+	{name: "auto literal think pair in text stays text", cfg: cfgAutoNT, in: "Use <think>x</think> tags.",
+		want: []stream.Segment{txt("Use <think>x</think> tags.")}},
+	{name: "auto whitespace opening a lone call is dropped", cfg: cfgAuto, in: "\n\n" + qwenWeather,
+		want: []stream.Segment{call("get_weather", `{"city":"Paris","days":3}`)}},
 
 	// Harmony.
 	{name: "harmony tool call", cfg: cfgHarm,

@@ -750,7 +750,7 @@ func TestDialectTextAfterNativeCall(t *testing.T) {
 		`{"content":"After <"}`, `{"content":"b>."}`)
 	resp := dialectAccumulate(t, dialectRun(dialectInner(t, body), cfg))
 	want := []translate.Part{
-		{Type: translate.PartThinking, Text: "Plan.\n"},
+		{Type: translate.PartThinking, Text: "Plan."},
 		{Type: translate.PartText, Text: "Calling. <"},
 		{Type: translate.PartToolCall, ToolCall: &translate.ToolCall{ID: "call_1", Name: "get_time", Arguments: "{}"}},
 		{Type: translate.PartText, Text: "After <b>."},
