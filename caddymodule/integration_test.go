@@ -172,8 +172,12 @@ func anthropicParams(model string, msgs ...anthropic.MessageParam) anthropic.Mes
 }
 
 func callAnthropic(e *env, model, scenario string, stream bool, msgs ...anthropic.MessageParam) (result, error) {
+	return runAnthropic(e, scenario, stream, anthropicParams(model, msgs...))
+}
+
+// runAnthropic sends params with the Anthropic SDK and reads the answer.
+func runAnthropic(e *env, scenario string, stream bool, params anthropic.MessageNewParams) (result, error) {
 	client := anthropicClient(e, scenario)
-	params := anthropicParams(model, msgs...)
 	ctx := context.Background()
 	var msg anthropic.Message
 	if stream {
@@ -258,8 +262,13 @@ func canonicalFinish(f string) string {
 }
 
 func callOpenAI(e *env, model, scenario string, stream bool, msgs ...openai.ChatCompletionMessageParamUnion) (result, error) {
+	return runOpenAI(e, scenario, stream, openaiParams(model, msgs...))
+}
+
+// runOpenAI sends params with the OpenAI SDK and reads the answer, the
+// reasoning_content extension included.
+func runOpenAI(e *env, scenario string, stream bool, params openai.ChatCompletionNewParams) (result, error) {
 	client := openaiClient(e, scenario)
-	params := openaiParams(model, msgs...)
 	ctx := context.Background()
 	var r result
 	var c openai.ChatCompletion

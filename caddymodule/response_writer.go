@@ -119,7 +119,7 @@ func (rw *responseWriter) WriteHeader(status int) {
 		rw.mode, rw.limit = modeError, maxErrorBody
 	case sse && rw.wantStream:
 		rw.mode = modeStream
-		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), rw.client.NewStreamEncoder(rw.clientReq), rw.out)
+		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.streamDecoder(), rw.client.NewStreamEncoder(rw.clientReq), rw.out)
 		rw.tc.Observe = rw.observe
 		stripEntityHeaders(rw.header)
 		rw.setClientStreamHeaders()
@@ -127,7 +127,7 @@ func (rw *responseWriter) WriteHeader(status int) {
 	case sse:
 		rw.mode = modeStreamToJSON
 		rw.acc = new(translate.Accumulator)
-		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, rw.out)
+		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.streamDecoder(), discardEncoder{}, rw.out)
 		rw.tc.Observe = rw.observe
 	case rw.wantStream:
 		rw.mode, rw.limit = modeJSONToStream, maxJSONBody
@@ -262,6 +262,7 @@ func (rw *responseWriter) finish() {
 			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
 			return
 		}
+		resp = rw.applyDialect(resp)
 		rw.usage, rw.hasUsage = resp.Usage, true
 		if rw.mode == modeJSONToStream {
 			rw.respondStream(resp)

@@ -1,0 +1,40 @@
+package caddymodule
+
+import (
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/stream"
+	"github.com/louter/louter/translate"
+)
+
+// streamDecoder returns the decoder for the backend's stream. An
+// OpenAI-compatible backend's decoder is wrapped in the dialect parser,
+// which reads the tool calls and reasoning a self-hosted server left in the
+// text and restores the tool names and ids the request encoder rewrote.
+func (rw *responseWriter) streamDecoder() translate.StreamDecoder {
+	dec := rw.backend.codec.NewStreamDecoder()
+	if rw.backend.Protocol != translate.ProtocolOpenAIChat {
+		return dec
+	}
+	return stream.NewDialectDecoder(dec, rw.dialectConfig())
+}
+
+// applyDialect does for a complete response what streamDecoder's parser
+// does for a stream.
+func (rw *responseWriter) applyDialect(resp *translate.Response) *translate.Response {
+	if rw.backend.Protocol != translate.ProtocolOpenAIChat {
+		return resp
+	}
+	return stream.DialectResponse(resp, rw.dialectConfig())
+}
+
+func (rw *responseWriter) dialectConfig() stream.DialectConfig {
+	b, logger := rw.backend, rw.logger
+	return stream.DialectConfig{
+		Dialect: b.Dialect,
+		Request: rw.clientReq,
+		Warn: func(msg string) {
+			logger.Warn("backend dialect: "+msg, zap.String("backend", b.name))
+		},
+	}
+}
