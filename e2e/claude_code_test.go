@@ -100,49 +100,7 @@ func TestClaudeCodeThroughOpenAIBackend(t *testing.T) {
 	}
 }
 `)
-	stdout, stderr, err := runIsolated(t, claude, []string{
-		"ANTHROPIC_BASE_URL=" + testcaddy.URL(ports[0]) + "/anthropic",
-		"ANTHROPIC_API_KEY=sk-ant-client-dummy",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_UPDATES=1",
-		"DISABLE_BUG_COMMAND=1",
-		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
-		"IS_SANDBOX=1",
-		"CLAUDE_CODE_MAX_RETRIES=1",
-	}, "-p", `Run the shell command "echo louter-ok" and tell me its output.`,
-		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose")
-	if err != nil {
-		t.Fatalf("claude failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
-	}
-
-	t.Logf("Claude Code transcript:\n%s", stdout)
-	// Claude Code's own transcript: the Bash tool ran and printed louter-ok.
-	var ranBash, gotResult bool
-	for _, line := range strings.Split(stdout, "\n") {
-		if !gjson.Valid(line) {
-			continue
-		}
-		msg := gjson.Parse(line)
-		msg.Get("message.content").ForEach(func(_, block gjson.Result) bool {
-			switch block.Get("type").String() {
-			case "tool_use":
-				if block.Get("name").String() == "Bash" && strings.Contains(block.Get("input.command").String(), "echo louter-ok") {
-					ranBash = true
-				}
-			case "tool_result":
-				if strings.Contains(block.Get("content").Raw, "louter-ok") {
-					gotResult = true
-				}
-			}
-			return true
-		})
-	}
-	if !ranBash || !gotResult {
-		t.Fatalf("Claude Code did not run the tool (tool_use seen: %v, result seen: %v):\n%s\nstderr:\n%s", ranBash, gotResult, stdout, stderr)
-	}
+	runClaudeEcho(t, claude, testcaddy.URL(ports[0])+"/anthropic")
 
 	// The backend side: OpenAI Chat requests, the last one carrying the tool
 	// result as a tool message; the client's key never reached it.
@@ -170,5 +128,54 @@ func TestClaudeCodeThroughOpenAIBackend(t *testing.T) {
 	}
 	if !sawResult {
 		t.Fatalf("no backend request carried the tool result as a tool message:\n%s", journal[len(journal)-1].Raw)
+	}
+}
+
+// runClaudeEcho runs Claude Code headless against baseURL, asks it to run
+// "echo louter-ok", and fails the test unless Claude Code's own transcript
+// shows the Bash tool called with that command and its output coming back.
+func runClaudeEcho(t *testing.T, claude, baseURL string) {
+	t.Helper()
+	stdout, stderr, err := runIsolated(t, claude, []string{
+		"ANTHROPIC_BASE_URL=" + baseURL,
+		"ANTHROPIC_API_KEY=sk-ant-client-dummy",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_UPDATES=1",
+		"DISABLE_BUG_COMMAND=1",
+		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+		"IS_SANDBOX=1",
+		"CLAUDE_CODE_MAX_RETRIES=1",
+	}, "-p", `Run the shell command "echo louter-ok" and tell me its output.`,
+		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose")
+	if err != nil {
+		t.Fatalf("claude failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+
+	t.Logf("Claude Code transcript:\n%s", stdout)
+	var ranBash, gotResult bool
+	for _, line := range strings.Split(stdout, "\n") {
+		if !gjson.Valid(line) {
+			continue
+		}
+		msg := gjson.Parse(line)
+		msg.Get("message.content").ForEach(func(_, block gjson.Result) bool {
+			switch block.Get("type").String() {
+			case "tool_use":
+				if block.Get("name").String() == "Bash" && strings.Contains(block.Get("input.command").String(), "echo louter-ok") {
+					ranBash = true
+				}
+			case "tool_result":
+				if strings.Contains(block.Get("content").Raw, "louter-ok") {
+					gotResult = true
+				}
+			}
+			return true
+		})
+	}
+	if !ranBash || !gotResult {
+		t.Fatalf("Claude Code did not run the tool (tool_use seen: %v, result seen: %v):\n%s\nstderr:\n%s", ranBash, gotResult, stdout, stderr)
 	}
 }
