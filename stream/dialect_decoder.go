@@ -35,8 +35,12 @@ func newDialectPlan(cfg DialectConfig) *dialectPlan {
 		Warn:      cfg.Warn,
 	}
 	if req := cfg.Request; req != nil {
-		p.names = d.ClientToolNames(req)
-		p.ids = d.ClientToolIDs(req)
+		// The request encoder rewrites names and ids only for a backend
+		// with a dialect; without one the backend saw the client's own.
+		if d != nil {
+			p.names = d.ClientToolNames(req)
+			p.ids = d.ClientToolIDs(req)
+		}
 		// The parser matches the names the model writes, which are the
 		// backend's. A request with tool_choice none is parsed all the
 		// same: a model may call a tool anyway, and a call the client
@@ -45,7 +49,9 @@ func newDialectPlan(cfg DialectConfig) *dialectPlan {
 			p.content.Tools = make([]translate.Tool, len(req.Tools))
 			p.declared = make(map[string]bool, len(req.Tools))
 			for i, t := range req.Tools {
-				t.Name = d.BackendToolName(t.Name)
+				if d != nil {
+					t.Name = d.BackendToolName(t.Name)
+				}
 				p.content.Tools[i] = t
 				p.declared[t.Name] = true
 			}

@@ -704,6 +704,30 @@ func TestDialectNamesAndIDs(t *testing.T) {
 	}
 }
 
+// TestDialectNilDialectKeepsNames checks a backend without a dialect block:
+// its requests carry the client's own names and ids, so nothing is mapped
+// back, and a bare call of a declared name that no dialect would let the
+// backend see is still recognised.
+func TestDialectNilDialectKeepsNames(t *testing.T) {
+	dotName := "mcp.search.web"
+	req := &translate.Request{Tools: []translate.Tool{{Name: dotName, Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)}}}
+	body := dialectChatChunks("stop",
+		`{"content":"<function=`+dotName+`>\n<parameter=n>\n2\n</parameter>\n</function>"}`,
+		`{"tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"`+dotName+`","arguments":"{}"}}]}`)
+	resp := dialectAccumulate(t, dialectRun(dialectInner(t, body), stream.DialectConfig{Request: req}))
+	if len(resp.Parts) != 2 {
+		t.Fatalf("parts: %s", dialectDumpParts(resp.Parts))
+	}
+	for i, p := range resp.Parts {
+		if p.ToolCall == nil || p.ToolCall.Name != dotName {
+			t.Errorf("part %d: %s", i, dialectDumpParts(resp.Parts))
+		}
+	}
+	if resp.Parts[0].ToolCall != nil && resp.Parts[0].ToolCall.Arguments != `{"n":2}` {
+		t.Errorf("arguments %s, want {\"n\":2}", resp.Parts[0].ToolCall.Arguments)
+	}
+}
+
 // TestDialectStopReason checks the stop reason the client gets when the
 // server's finish reason disagrees with what the text held.
 func TestDialectStopReason(t *testing.T) {
