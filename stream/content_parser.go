@@ -271,18 +271,7 @@ func (p *ContentParser) start(dst []Segment, s string) ([]Segment, string) {
 			p.startPlain()
 			return dst, s
 		}
-		// Whitespace that opens content holding only a call is the
-		// template's, not text for the client.
-		k, partial = markerAt(s[i:], p.textMarkers)
-		if partial {
-			p.hold = s
-			return dst, ""
-		}
-		p.state = stText
-		if k >= 0 {
-			return dst, s[i:]
-		}
-		return dst, s
+		return p.textAfterSpace(dst, s, i)
 	case p.startMarkers[k] == tagThink:
 		p.state = stReasoning
 		p.reasonLead = true
@@ -378,6 +367,13 @@ func (p *ContentParser) afterCall(dst []Segment, s string) ([]Segment, string) {
 		p.hold = s
 		return dst, ""
 	}
+	return p.textAfterSpace(dst, s, i)
+}
+
+// textAfterSpace goes on as text after the whitespace s[:i] that opens the
+// content or follows a call: the whitespace is the template's and dropped
+// when a marker follows it, held while one may, and text otherwise.
+func (p *ContentParser) textAfterSpace(dst []Segment, s string, i int) ([]Segment, string) {
 	k, partial := markerAt(s[i:], p.textMarkers)
 	if partial {
 		p.hold = s

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/louter/louter/translate"
 )
 
 // Qwen3-Coder tool calls (REFERENCE §6.2):
@@ -195,7 +197,7 @@ func (p *ContentParser) qwen3Arguments(tool, body string) (string, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendQuotedJSON(out, prm.name)
+		out = translate.AppendJSONString(out, prm.name)
 		out = append(out, ':')
 		out = p.schemas.appendValue(out, tool, prm.name, prm.value)
 	}

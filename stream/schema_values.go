@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/louter/louter/translate"
 	"github.com/tidwall/gjson"
@@ -63,11 +62,11 @@ func (s toolSchemas) property(tool, param string) (gjson.Result, bool) {
 func (s toolSchemas) appendValue(dst []byte, tool, param, value string) []byte {
 	prop, ok := s.property(tool, param)
 	if !ok {
-		return appendQuotedJSON(dst, value)
+		return translate.AppendJSONString(dst, value)
 	}
 	types, nullable := schemaTypes(prop)
 	if len(types) == 0 {
-		return appendQuotedJSON(dst, value)
+		return translate.AppendJSONString(dst, value)
 	}
 	t := strings.TrimSpace(value)
 	if t == "null" && (nullable || !anyStringType(types)) {
@@ -78,7 +77,7 @@ func (s toolSchemas) appendValue(dst []byte, tool, param, value string) []byte {
 			return out
 		}
 	}
-	return appendQuotedJSON(dst, value)
+	return translate.AppendJSONString(dst, value)
 }
 
 // schemaTypes lists the types a property allows, in the order a value is
@@ -141,7 +140,7 @@ func stringType(t string) bool {
 func appendTyped(dst []byte, ty, value, t string) ([]byte, bool) {
 	switch {
 	case stringType(ty):
-		return appendQuotedJSON(dst, value), true
+		return translate.AppendJSONString(dst, value), true
 	case strings.HasPrefix(ty, "int") || strings.HasPrefix(ty, "uint") || ty == "long" || ty == "short":
 		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
 			return strconv.AppendInt(dst, n, 10), true
@@ -276,49 +275,4 @@ func pythonLiteralJSON(s string) (string, bool) {
 
 func isIdentByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-}
-
-// appendQuotedJSON appends s as a JSON string. Invalid UTF-8 becomes
-// U+FFFD so the arguments are always valid JSON; '<', '>' and '&' are kept
-// as they are, since the arguments are code as often as not.
-func appendQuotedJSON(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

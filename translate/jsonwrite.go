@@ -18,6 +18,10 @@ import (
 
 const jsonHex = "0123456789abcdef"
 
+// AppendJSONString appends s as a JSON string literal, for packages that
+// write JSON by hand as the codecs do.
+func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+
 // appendJSONString appends s as a JSON string literal. Control characters,
 // quotes and backslashes are escaped; invalid UTF-8 becomes U+FFFD so the
 // output is always valid JSON; U+2028 and U+2029 are escaped so the output is
