@@ -47,20 +47,28 @@ apps = false
 // output back, which reaches the backend as that protocol's tool result.
 func TestCodexThroughLouter(t *testing.T) {
 	codex := agentBinary(t, "codex")
+	chatToolResult := func(body gjson.Result) bool {
+		found := false
+		body.Get("messages").ForEach(func(_, m gjson.Result) bool {
+			found = found || m.Get("role").Str == "tool" && strings.Contains(m.Get("content").Raw, "louter-ok")
+			return !found
+		})
+		return found
+	}
 	for _, tc := range []struct {
-		protocol string
+		name, protocol string
+		// dialect is the louter backend's dialect block and the mock's
+		// dialect line, for a backend that leaves its markup in the text.
+		dialect, mockDialect string
 		// toolResult finds the command's output in a backend request body.
 		toolResult func(body gjson.Result) bool
 	}{
-		{"openai_chat", func(body gjson.Result) bool {
-			found := false
-			body.Get("messages").ForEach(func(_, m gjson.Result) bool {
-				found = found || m.Get("role").Str == "tool" && strings.Contains(m.Get("content").Raw, "louter-ok")
-				return !found
-			})
-			return found
-		}},
-		{"anthropic", func(body gjson.Result) bool {
+		{name: "openai_chat", protocol: "openai_chat", toolResult: chatToolResult},
+		// gpt-oss, Codex's local model, behind a server that leaves its
+		// harmony channels in the content.
+		{name: "openai_chat gpt-oss harmony", protocol: "openai_chat", toolResult: chatToolResult,
+			dialect: "dialect {\n\t\t\t\treasoning harmony\n\t\t\t\treasoning_history reasoning_content\n\t\t\t}", mockDialect: "dialect harmony"},
+		{name: "anthropic", protocol: "anthropic", toolResult: func(body gjson.Result) bool {
 			found := false
 			body.Get("messages").ForEach(func(_, m gjson.Result) bool {
 				m.Get("content").ForEach(func(_, b gjson.Result) bool {
@@ -72,7 +80,7 @@ func TestCodexThroughLouter(t *testing.T) {
 			return found
 		}},
 	} {
-		t.Run(tc.protocol, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			ports := testcaddy.Start(t, fmt.Sprintf(`
 :{PORT0} {
 	bind 127.0.0.1
@@ -80,6 +88,7 @@ func TestCodexThroughLouter(t *testing.T) {
 		backend mock {
 			protocol %s
 			api_key backend-secret
+			%s
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
 		model * mock
@@ -89,9 +98,10 @@ func TestCodexThroughLouter(t *testing.T) {
 	bind 127.0.0.1
 	louter_mock {
 		name codex-e2e-%s
+		%s
 	}
 }
-`, tc.protocol, tc.protocol))
+`, tc.protocol, tc.dialect, strings.ReplaceAll(tc.name, " ", "-"), tc.mockDialect))
 			codexHome := t.TempDir()
 			config := fmt.Sprintf(codexConfig, testcaddy.URL(ports[0])+"/codex/v1")
 			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {

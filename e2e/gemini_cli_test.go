@@ -51,10 +51,16 @@ func TestGeminiCLI(t *testing.T) {
 	for _, tt := range []struct {
 		name, protocol string
 		args           []string
+		// dialect is the louter backend's dialect block and the mock's
+		// dialect line, for a self-hosted model that writes its tool calls
+		// and reasoning as text.
+		dialect, mockDialect string
 	}{
-		{"openai_chat", "openai_chat", []string{"-m", "gemini-2.5-pro"}},
-		{"anthropic", "anthropic", []string{"-m", "gemini-2.5-pro"}},
-		{"openai_chat/router", "openai_chat", nil},
+		{name: "openai_chat", protocol: "openai_chat", args: []string{"-m", "gemini-2.5-pro"}},
+		{name: "anthropic", protocol: "anthropic", args: []string{"-m", "gemini-2.5-pro"}},
+		{name: "openai_chat/router", protocol: "openai_chat"},
+		{name: "openai_chat/qwen3-hermes", protocol: "openai_chat", args: []string{"-m", "gemini-2.5-pro"},
+			dialect: "dialect {\n\t\t\t\ttool_calls hermes\n\t\t\t\treasoning think\n\t\t\t}", mockDialect: "dialect hermes think"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ports := testcaddy.Start(t, `
@@ -64,6 +70,7 @@ func TestGeminiCLI(t *testing.T) {
 		backend mock {
 			protocol `+tt.protocol+`
 			api_key backend-secret
+			`+tt.dialect+`
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
 		model * mock
@@ -74,6 +81,7 @@ func TestGeminiCLI(t *testing.T) {
 	louter_mock {
 		# One journal per case: journals are kept per mock name.
 		name gemini-cli-`+strings.ReplaceAll(tt.name, "/", "-")+`
+		`+tt.mockDialect+`
 	}
 }
 `)
