@@ -44,6 +44,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        pass_client_auth
 //	        base_path        <path>
 //	        max_tokens       <n>
+//	        list_models      passthrough
 //	        dialect [{
 //	            tool_calls           auto|native|hermes|qwen3_coder
 //	            reasoning            auto|fields|think|harmony
@@ -58,7 +59,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	            <reverse_proxy subdirectives...>
 //	        }
 //	    }
-//	    model <pattern> <backend> [<rename>]
+//	    model <pattern> <backend> [<rename>] [{
+//	        list <model...>
+//	    }]
 //	}
 //
 // backend may appear any number of times, each with its own name; protocol
@@ -75,6 +78,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 // model routes are tried in order; the first whose pattern matches the
 // requested model wins. In patterns '*' matches any run of characters.
+// A route's list names models the model lists (GET /v1/models, Gemini's
+// GET /v1beta/models) show for it, for a glob pattern, which lists
+// nothing by itself; list may repeat. list_models passthrough adds the
+// backend's own list, asked at each list request.
 //
 // Use {env.VAR} in api_key to read the key from the environment when the
 // configuration loads, or {$VAR} to substitute it when the Caddyfile is
@@ -118,10 +125,31 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			if len(args) == 3 {
 				route.Rename = args[2]
 			}
+			if err := unmarshalRouteBlock(d, &route); err != nil {
+				return err
+			}
 			l.Models = append(l.Models, route)
 
 		default:
 			return d.Errf("unrecognized louter subdirective '%s'", d.Val())
+		}
+	}
+	return nil
+}
+
+// unmarshalRouteBlock parses the optional block of a model route; the
+// dispenser is on the route's last argument.
+func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "list":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return d.ArgErr()
+			}
+			route.List = append(route.List, names...)
+		default:
+			return d.Errf("unrecognized louter model subdirective '%s'", d.Val())
 		}
 	}
 	return nil
@@ -176,6 +204,14 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return d.Errf("invalid max_tokens %q: want a positive integer", s)
 			}
 			b.MaxTokens = n
+
+		case "list_models":
+			if !d.AllArgs(&b.ListModels) {
+				return d.ArgErr()
+			}
+			if b.ListModels != listModelsPassthrough {
+				return d.Errf("backend '%s': list_models must be '%s'", name, listModelsPassthrough)
+			}
 
 		case "dialect":
 			if b.Dialect != nil {

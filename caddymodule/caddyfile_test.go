@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		t.Errorf("anth upstream = %s", anth.UpstreamRaw)
 	}
 	want := []ModelRoute{{Match: "claude-*", Backend: "oai", Rename: "gpt-4o-mini"}, {Match: "*", Backend: "anth"}}
-	if len(l.Models) != len(want) || l.Models[0] != want[0] || l.Models[1] != want[1] {
+	if !reflect.DeepEqual(l.Models, want) {
 		t.Errorf("models = %+v", l.Models)
 	}
 }

@@ -53,6 +53,14 @@ type Backend struct {
 	// no limit gets the cap. 0 means no cap.
 	MaxTokens int `json:"max_tokens,omitempty"`
 
+	// Where the model lists louter answers (GET /v1/models, Gemini's
+	// GET /v1beta/models) get this backend's models from, besides the
+	// routes' names: "passthrough" asks the backend for its own list
+	// (GET {base_path}/models) at each list request and adds the models of
+	// that list which the routes send to this backend. Empty: the backend
+	// is not asked.
+	ListModels string `json:"list_models,omitempty"`
+
 	// The handler that sends the request to the backend, usually
 	// {"handler": "reverse_proxy", ...} with any stock reverse_proxy
 	// options. louter calls it with the rewritten request and translates
@@ -82,6 +90,12 @@ type ModelRoute struct {
 	// client's own model name; a passthrough response (client and backend
 	// speak the same protocol) is untouched and reports the backend's.
 	Rename string `json:"rename,omitempty"`
+
+	// Model names the route adds to the model lists louter answers, for a
+	// route whose pattern is a glob: a literal pattern is listed anyway,
+	// a glob names no model by itself. Each name must match the pattern.
+	// Claude Code's /model picker, for one, offers only listed models.
+	List []string `json:"list,omitempty"`
 
 	backend *Backend
 }

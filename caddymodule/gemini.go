@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/louter/louter/translate"
@@ -13,24 +14,40 @@ import (
 // .../v1beta/models/{model}:{method} (or /v1/), and chooses the stream
 // framing with a query parameter: alt=sse streams server-sent events,
 // anything else a streamed JSON array. This file holds what the handler
-// needs to know about that, and the two small endpoints louter answers
-// itself for Gemini clients (countTokens and the model list).
+// needs to know about that, and countTokens, which louter answers itself.
 
 // geminiModelPath splits a Gemini API path into the model and the method.
-// The path may have any prefix before the API version.
+// path is the escaped path (r.URL.EscapedPath()): the model is the text
+// between .../v1beta/models/ (or /v1/models/, after any prefix) and the last
+// ':', unescaped only once it is cut out, so an escaped "%2F" or "%3A" in it
+// is part of the name and not a separator. The model may still contain '/'
+// (from "a/../b" in the path); callers refuse such names with
+// checkModelName.
 func geminiModelPath(path string) (model, method string, ok bool) {
-	i := strings.LastIndex(path, "/models/")
-	if i < 0 {
+	rest, found := geminiModelsRest(path)
+	if !found {
 		return "", "", false
 	}
-	if prefix := path[:i]; !strings.HasSuffix(prefix, "/v1beta") && !strings.HasSuffix(prefix, "/v1") {
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 || strings.Contains(rest[i+1:], "/") {
 		return "", "", false
 	}
-	model, method, ok = strings.Cut(path[i+len("/models/"):], ":")
-	if !ok || model == "" || strings.Contains(model, "/") {
+	model, err := url.PathUnescape(rest[:i])
+	if err != nil || model == "" {
 		return "", "", false
 	}
-	return model, method, true
+	return model, rest[i+1:], true
+}
+
+// geminiModelsRest returns what follows the first ".../v1beta/models/" or
+// ".../v1/models/" of an escaped path.
+func geminiModelsRest(path string) (string, bool) {
+	for _, marker := range [...]string{"/v1beta/models/", "/v1/models/"} {
+		if i := strings.Index(path, marker); i >= 0 {
+			return path[i+len(marker):], true
+		}
+	}
+	return "", false
 }
 
 // geminiMatch is the clientEndpoints match function of the Gemini protocol:
@@ -47,7 +64,7 @@ func geminiMatch(path string) (string, bool) {
 // streamGenerateContent method) and, if so, whether the client wants a
 // streamed JSON array (no alt=sse) rather than SSE.
 func geminiStreamFromURL(r *http.Request) (stream, jsonArray bool) {
-	_, method, _ := geminiModelPath(r.URL.Path)
+	_, method, _ := geminiModelPath(r.URL.EscapedPath())
 	if method != "streamGenerateContent" {
 		return false, false
 	}
@@ -56,92 +73,39 @@ func geminiStreamFromURL(r *http.Request) (stream, jsonArray bool) {
 
 // geminiBackendEndpoint is the Gemini backend's endpoint: a translated
 // stream always asks for SSE, which the transcoder reads.
+// The path is escaped (escapeModelPath): rewriteRequest sets it with
+// setBackendPath.
 func geminiBackendEndpoint(model string, stream bool) (string, string) {
 	if stream {
-		return "/models/" + model + ":streamGenerateContent", "alt=sse"
+		return "/models/" + escapeModelPath(model) + ":streamGenerateContent", "alt=sse"
 	}
-	return "/models/" + model + ":generateContent", ""
+	return "/models/" + escapeModelPath(model) + ":generateContent", ""
 }
 
-// serveGeminiAux answers the Gemini endpoints that are not chat requests
-// and reports whether it did:
-//
-//   - POST .../models/{model}:countTokens: an estimate (a quarter of the
-//     body's bytes), since most backends have no token counting endpoint;
-//     Gemini CLI only uses it for its context meter.
-//   - GET .../v1beta/models and .../v1beta/models/{model}: the models of
-//     the configuration whose patterns are literal names (a pattern with a
-//     '*' names no model). The /v1/models variants are answered only for a
-//     request carrying a Gemini key, because OpenAI clients list models at
-//     /v1/models too.
+// serveGeminiAux answers Gemini's POST .../models/{model}:countTokens and
+// reports whether it did: an estimate (a quarter of the body's bytes),
+// since most backends have no token counting endpoint; Gemini CLI only uses
+// it for its context meter. (The model list is in models.go.)
 func (l *Louter) serveGeminiAux(w http.ResponseWriter, r *http.Request) bool {
-	path := r.URL.Path
 	gemini, _ := translate.Lookup(translate.ProtocolGemini)
 	if gemini == nil {
 		return false
 	}
-	if model, method, ok := geminiModelPath(path); ok && method == "countTokens" && r.Method == http.MethodPost {
-		if _, routed := l.route(model); !routed {
-			_ = writeError(w, gemini, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
-			return true
-		}
-		body, e := l.readBody(r)
-		if e != nil {
-			_ = writeError(w, gemini, e)
-			return true
-		}
-		writeGeminiJSON(w, http.StatusOK, map[string]int{"totalTokens": (len(body) + 3) / 4})
-		return true
-	}
-	if r.Method != http.MethodGet {
+	model, method, ok := geminiModelPath(r.URL.EscapedPath())
+	if !ok || method != "countTokens" || r.Method != http.MethodPost {
 		return false
 	}
-	geminiKey := r.Header.Get("X-Goog-Api-Key") != "" || r.URL.Query().Has("key")
-	var rest string
-	switch i := strings.LastIndex(path, "/models"); {
-	case i < 0:
-		return false
-	case strings.HasSuffix(path[:i], "/v1beta"), strings.HasSuffix(path[:i], "/v1") && geminiKey:
-		rest = strings.TrimPrefix(path[i+len("/models"):], "/")
-		if path[i+len("/models"):] != "" && !strings.HasPrefix(path[i+len("/models"):], "/") {
-			return false
-		}
-	default:
-		return false
-	}
-	if rest == "" {
-		models := []geminiModelInfo{}
-		for i := range l.Models {
-			if m := l.Models[i].Match; !strings.Contains(m, "*") {
-				models = append(models, newGeminiModelInfo(m))
-			}
-		}
-		writeGeminiJSON(w, http.StatusOK, map[string]any{"models": models})
+	if _, routed := l.route(model); !routed {
+		_ = writeError(w, gemini, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 		return true
 	}
-	if _, routed := l.route(rest); !routed || strings.Contains(rest, "/") {
-		_ = writeError(w, gemini, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: model %q is not configured", rest)))
+	body, e := l.readBody(r)
+	if e != nil {
+		_ = writeError(w, gemini, e)
 		return true
 	}
-	writeGeminiJSON(w, http.StatusOK, newGeminiModelInfo(rest))
+	writeGeminiJSON(w, http.StatusOK, map[string]int{"totalTokens": (len(body) + 3) / 4})
 	return true
-}
-
-// geminiModelInfo is the part of Gemini's Model resource louter can tell.
-type geminiModelInfo struct {
-	Name                       string   `json:"name"`
-	BaseModelID                string   `json:"baseModelId"`
-	DisplayName                string   `json:"displayName"`
-	SupportedGenerationMethods []string `json:"supportedGenerationMethods"`
-}
-
-func newGeminiModelInfo(model string) geminiModelInfo {
-	return geminiModelInfo{
-		Name:                       "models/" + model,
-		BaseModelID:                model,
-		DisplayName:                model,
-		SupportedGenerationMethods: []string{"generateContent", "streamGenerateContent", "countTokens"},
-	}
 }
 
 func writeGeminiJSON(w http.ResponseWriter, status int, v any) {

@@ -24,6 +24,9 @@ var nopNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) err
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	if done, err := l.serveSurface(w, r); done {
+		return err // model lists, non-chat passthrough, wrong paths (surface.go)
+	}
 	if l.serveGeminiAux(w, r) {
 		return nil // Gemini's countTokens or model list (gemini.go)
 	}
@@ -59,6 +62,9 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	backendModel := model
 	if route.Rename != "" {
 		backendModel = route.Rename
+	}
+	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
+		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
 
 	rw := newResponseWriter(w)

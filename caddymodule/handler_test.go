@@ -64,7 +64,7 @@ func TestServeHTTPLeavesOtherRequestsAlone(t *testing.T) {
 	for _, tt := range []struct{ method, target string }{
 		{"GET", "/fake_a/chat"},
 		{"POST", "/fake_a/chat/count_tokens"},
-		{"POST", "/v1/models"},
+		{"POST", "/v1/users"}, // not an LLM API resource (surface.go)
 		{"POST", "/elsewhere"},
 	} {
 		next := &nextRecorder{}

@@ -666,14 +666,14 @@ func TestIntegrationClientErrors(t *testing.T) {
 // the next handler unchanged.
 func TestIntegrationNotOurs(t *testing.T) {
 	e := startEnv(t)
-	resp, err := testcaddy.Client.Get(e.louter + "/v1/models")
+	resp, err := testcaddy.Client.Get(e.louter + "/v1/users")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	// No handler after louter in this site: Caddy's empty 200.
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "" {
-		t.Errorf("GET /v1/models: %d %v", resp.StatusCode, resp.Header)
+		t.Errorf("GET /v1/users: %d %v", resp.StatusCode, resp.Header)
 	}
 }
 

@@ -156,6 +156,7 @@ func (l *Louter) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, l.validateListing()...) // models_passthrough.go
 	for i, m := range l.Models {
 		if m.Match == "" {
 			errs = append(errs, fmt.Errorf("model route %d: empty match pattern", i))

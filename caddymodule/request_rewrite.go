@@ -15,7 +15,8 @@ import (
 // protocol. A protocol that can serve as a backend adds a row to
 // backendProtocols.
 type backendProtocol struct {
-	// endpoint returns the chat endpoint below the backend's base path, and
+	// endpoint returns the chat endpoint below the backend's base path,
+	// escaped (a model name in it is data: escapeModelPath), and
 	// the query a translated request carries (Gemini puts the model and the
 	// stream mode into the URL).
 	endpoint func(model string, stream bool) (path, rawQuery string)
@@ -81,8 +82,7 @@ func rewriteRequest(r *http.Request, br backendRequest) {
 	setBody(r, br.body)
 
 	path, query := proto.endpoint(br.model, br.stream)
-	r.URL.Path = b.basePath + path
-	r.URL.RawPath = "" // let EscapedPath recompute it from Path
+	setBackendPath(r.URL, b.basePath, path) // model_name.go: the endpoint is escaped
 
 	// The credential to send, when the client's own is forwarded.
 	var cred string

@@ -10,9 +10,10 @@ import (
 // clientEndpoint recognizes the requests of one client protocol.
 type clientEndpoint struct {
 	protocol translate.Protocol
-	// match reports whether a request path belongs to the protocol, and
-	// the model the path names for protocols that put it there (Gemini's
-	// /v1beta/models/{model}:generateContent); "" means the body names it.
+	// match reports whether a request path (escaped, as on the wire)
+	// belongs to the protocol, and the model the path names for protocols
+	// that put it there (Gemini's /v1beta/models/{model}:generateContent);
+	// "" means the body names it.
 	match func(path string) (pathModel string, ok bool)
 }
 
@@ -49,7 +50,7 @@ func detectClient(r *http.Request) (clientEndpoint, string, bool) {
 		return clientEndpoint{}, "", false
 	}
 	for _, ep := range clientEndpoints {
-		if model, ok := ep.match(r.URL.Path); ok {
+		if model, ok := ep.match(r.URL.EscapedPath()); ok {
 			return ep, model, true
 		}
 	}

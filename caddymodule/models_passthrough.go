@@ -1,0 +1,136 @@
+package caddymodule
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/translate"
+)
+
+// listModelsPassthrough is the list_models value that asks a backend for
+// its own model list.
+const listModelsPassthrough = "passthrough"
+
+// maxBackendListBytes bounds a backend's model list answer.
+const maxBackendListBytes = 8 << 20
+
+// backendListQuery is the query of a backend list request, per protocol:
+// the largest page each API allows, so one request usually gets all.
+var backendListQuery = map[translate.Protocol]string{
+	translate.ProtocolAnthropic: "limit=1000",
+	translate.ProtocolGemini:    "pageSize=1000",
+}
+
+// fetchBackendModels asks b for its model list, GET {base_path}/models
+// through the backend's own upstream handler (so its load balancing, TLS
+// and header rules apply), and returns the model ids. The request is built
+// afresh: none of the client's headers go with it, only the backend's key
+// (or, with pass_client_auth, the client's credential) and the protocol's
+// version header. Only the first page is read.
+func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, error) {
+	proto := backendProtocols[b.Protocol]
+	req := r.Clone(r.Context()) // Caddy's context: the replacer and vars reverse_proxy needs
+	req.Method = http.MethodGet
+	req.Body, req.GetBody, req.ContentLength, req.TransferEncoding = http.NoBody, nil, 0, nil
+	req.Header = http.Header{"Accept": {"application/json"}}
+	key := b.apiKey
+	if b.PassClientAuth {
+		if c := clientCredential(r); c != "" {
+			key = c
+		}
+	}
+	if key != "" {
+		proto.setKey(req.Header, key)
+	}
+	proto.prepare(req.Header)
+	setBackendPath(req.URL, b.basePath, "/models")
+	req.URL.RawQuery = backendListQuery[b.Protocol]
+	req.RequestURI = req.URL.RequestURI()
+
+	cw := &captureWriter{header: http.Header{}}
+	err := b.upstream.ServeHTTP(cw, req, nopNext)
+	switch {
+	case cw.status == 0 && err != nil:
+		return nil, err
+	case cw.status != http.StatusOK:
+		// The body is not logged: an error body may echo the key.
+		return nil, fmt.Errorf("the backend answered %d", cw.status)
+	case cw.overflow:
+		return nil, fmt.Errorf("the backend's list exceeds %d bytes", maxBackendListBytes)
+	}
+	return parseModelList(b.Protocol, cw.body.Bytes())
+}
+
+// parseModelList reads the model ids of a list in a protocol's shape:
+// {"data":[{"id"}]} (OpenAI, Anthropic) or {"models":[{"name":"models/x"}]}
+// (Gemini).
+func parseModelList(p translate.Protocol, body []byte) ([]string, error) {
+	if !gjson.ValidBytes(body) {
+		return nil, fmt.Errorf("the backend's model list is not JSON")
+	}
+	var ids []string
+	if p == translate.ProtocolGemini {
+		for _, m := range gjson.GetBytes(body, "models").Array() {
+			ids = append(ids, strings.TrimPrefix(m.Get("name").String(), "models/"))
+		}
+		return ids, nil
+	}
+	for _, m := range gjson.GetBytes(body, "data").Array() {
+		ids = append(ids, m.Get("id").String())
+	}
+	return ids, nil
+}
+
+// captureWriter keeps a response in memory, up to maxBackendListBytes.
+type captureWriter struct {
+	header   http.Header
+	status   int
+	body     bytes.Buffer
+	overflow bool
+}
+
+func (c *captureWriter) Header() http.Header { return c.header }
+
+func (c *captureWriter) WriteHeader(status int) {
+	if c.status == 0 && status >= 200 { // 1xx interim answers do not count
+		c.status = status
+	}
+}
+
+func (c *captureWriter) Write(p []byte) (int, error) {
+	c.WriteHeader(http.StatusOK)
+	if c.body.Len()+len(p) > maxBackendListBytes {
+		c.overflow = true
+		return len(p), nil // read on; the answer is refused as a whole
+	}
+	return c.body.Write(p)
+}
+
+// Flush lets reverse_proxy flush; there is nothing to flush to.
+func (c *captureWriter) Flush() {}
+
+// validateListing checks the listing settings: list_models values, and
+// that each name a route lists matches the route's own pattern.
+func (l *Louter) validateListing() []error {
+	var errs []error
+	for name, b := range l.Backends {
+		if b != nil && b.ListModels != "" && b.ListModels != listModelsPassthrough {
+			errs = append(errs, fmt.Errorf("backend %q: list_models must be %q, not %q", name, listModelsPassthrough, b.ListModels))
+		}
+	}
+	for i, m := range l.Models {
+		for _, id := range m.List {
+			if !globMatch(m.Match, id) {
+				errs = append(errs, fmt.Errorf("model route %d (%q): listed name %q does not match the pattern", i, m.Match, id))
+			}
+		}
+	}
+	return errs
+}
+
+// Interface guard
+var _ http.Flusher = (*captureWriter)(nil)

@@ -1,0 +1,94 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/translate"
+)
+
+// OpenAI-compatible endpoints that name a model in the body but are not
+// chat calls — POST .../v1/embeddings, and POST .../v1/completions, which
+// editors use for fill-in-the-middle — are routed by model like chat calls
+// and passed to the route's backend untranslated: only the model rename,
+// the max_tokens cap and the credential rules apply, and the answer
+// (streamed or not) comes back as the backend wrote it. There is nothing to
+// translate them into, so only openai_chat backends take them; for a route
+// to any other backend the client gets a 400 naming the model.
+
+// serveOpenAIPassthrough sends the request to the backend's endpoint
+// (base_path + endpoint, e.g. "/embeddings").
+func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, client translate.Codec, endpoint string) error {
+	body, e := l.readBody(r)
+	if e != nil {
+		return l.reject(w, client, e)
+	}
+	if !gjson.ValidBytes(body) {
+		return l.reject(w, client, translate.BadRequest("louter: the request body is not valid JSON"))
+	}
+	m := gjson.GetBytes(body, "model")
+	if m.Type != gjson.String || m.Str == "" {
+		return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"})
+	}
+	model := m.Str
+	route, ok := l.route(model)
+	if !ok {
+		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
+	}
+	b := route.backend
+	if b.Protocol != translate.ProtocolOpenAIChat {
+		return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model",
+			Message: fmt.Sprintf("louter: model %q is served by a %s backend; /v1%s is passed only to openai_chat backends", model, b.Protocol, endpoint)})
+	}
+	backendModel := model
+	if route.Rename != "" {
+		backendModel = route.Rename
+	}
+	body, te := passthroughBody(body, model, backendModel, b.MaxTokens)
+	if te != nil {
+		return l.reject(w, client, te)
+	}
+	stream := gjson.GetBytes(body, "stream").Bool()
+	rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: stream, passthrough: true})
+	// rewriteRequest points at the chat endpoint; this one is another.
+	setBackendPath(r.URL, b.basePath, endpoint)
+	r.RequestURI = r.URL.RequestURI()
+
+	tw := &writeTracker{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
+	uerr := b.upstream.ServeHTTP(tw, r, nopNext)
+	if !tw.wrote {
+		if uerr == nil {
+			uerr = fmt.Errorf("the upstream handler wrote no response")
+		}
+		l.logger.Error("backend request failed", zap.String("backend", b.name), zap.Error(uerr))
+		return l.reject(w, client, upstreamError(uerr, b.name))
+	}
+	return nil
+}
+
+// writeTracker notes whether anything was written to the client, so a
+// backend that could not be reached is answered in the client's protocol.
+// reverse_proxy writes the status before any body byte.
+type writeTracker struct {
+	*caddyhttp.ResponseWriterWrapper
+	wrote bool
+}
+
+func (t *writeTracker) WriteHeader(status int) {
+	if status >= 200 {
+		t.wrote = true
+	}
+	t.ResponseWriterWrapper.WriteHeader(status)
+}
+
+func (t *writeTracker) Write(p []byte) (int, error) {
+	t.wrote = true
+	return t.ResponseWriterWrapper.Write(p)
+}
+
+// Interface guard
+var _ http.ResponseWriter = (*writeTracker)(nil)

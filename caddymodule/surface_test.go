@@ -1,0 +1,135 @@
+package caddymodule
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/translate"
+)
+
+func TestClassifyRequest(t *testing.T) {
+	const (
+		anth   = translate.ProtocolAnthropic
+		oai    = translate.ProtocolOpenAIChat
+		resp   = translate.ProtocolOpenAIResponses
+		gemini = translate.ProtocolGemini
+	)
+	tests := []struct {
+		method, target string
+		header         string // "name: value"
+		protocol       translate.Protocol
+		action         apiAction
+		model          string
+	}{
+		// Chat calls and token counting are the caller's.
+		{"POST", "/v1/messages", "", anth, actChat, ""},
+		{"POST", "/anthropic/v1/messages", "", anth, actChat, ""},
+		{"POST", "/v1/messages/count_tokens", "", anth, actElsewhere, ""},
+		{"POST", "/v1/chat/completions", "", oai, actChat, ""},
+		{"POST", "/v1/responses", "", resp, actChat, ""},
+		{"POST", "/v1beta/models/g:generateContent", "", gemini, actChat, "g"},
+		{"POST", "/v1beta/models/g:countTokens", "", gemini, actElsewhere, "g"},
+		{"POST", "/gemini/v1/models/g:streamGenerateContent", "", gemini, actChat, "g"},
+		// Model lists, by the client's headers.
+		{"GET", "/v1/models", "", oai, actListModels, ""},
+		{"GET", "/v1/models", "Anthropic-Version: 2023-06-01", anth, actListModels, ""},
+		{"GET", "/v1/models", "X-Goog-Api-Key: k", gemini, actListModels, ""},
+		{"GET", "/v1/models?key=k", "", gemini, actListModels, ""},
+		{"GET", "/v1beta/models", "", gemini, actListModels, ""},
+		{"GET", "/v1/models/gpt-5", "", oai, actGetModel, "gpt-5"},
+		{"GET", "/v1/models/meta-llama/Llama-3", "", oai, actGetModel, "meta-llama/Llama-3"},
+		{"GET", "/v1/models/llama3:8b", "", oai, actGetModel, "llama3:8b"},
+		{"GET", "/v1/models/claude-x", "Anthropic-Version: 2023-06-01", anth, actGetModel, "claude-x"},
+		{"GET", "/v1beta/models/gemini-2.5-pro", "", gemini, actGetModel, "gemini-2.5-pro"},
+		// A Gemini method is not a model name.
+		{"GET", "/v1beta/models/gemini-2.5-pro:generateContent", "", gemini, actChat, "gemini-2.5-pro"},
+		// Passthrough.
+		{"POST", "/v1/embeddings", "", oai, actOpenAIPassthrough, ""},
+		{"POST", "/x/v1/completions", "", oai, actOpenAIPassthrough, ""},
+		// Model names that are paths.
+		{"POST", "/v1beta/models/ge-flash/../ge-pro:generateContent", "", gemini, actBadModel, "ge-flash/../ge-pro"},
+		{"POST", "/v1beta/models/ge-flash%2F..%2Fge-pro:generateContent", "", gemini, actBadModel, "ge-flash/../ge-pro"},
+		{"POST", "/v1beta/models/%2e%2e:generateContent", "", gemini, actBadModel, ".."},
+		// Recognised, not served.
+		{"POST", "/v1/messages/batches", "", anth, actNotServed, ""},
+		{"GET", "/v1/files", "", oai, actNotServed, ""},
+		{"GET", "/v1/responses/resp_1", "", resp, actNotServed, ""},
+		{"POST", "/v1/message", "Anthropic-Version: 2023-06-01", anth, actNotServed, ""},
+		{"POST", "/chat/completions", "", oai, actNotServed, ""},
+		{"POST", "/v1beta/models/g:embedContent", "", gemini, actNotServed, ""},
+		{"GET", "/v1beta/cachedContents", "", gemini, actNotServed, ""},
+		// Not an LLM API's.
+		{"GET", "/", "", "", actNext, ""},
+		{"GET", "/v1/users", "", "", actNext, ""},
+		{"POST", "/v1/message", "", "", actNext, ""},
+		{"GET", "/v1beta/widgets", "", "", actNext, ""},
+		{"GET", "/api/v2/models", "", "", actNext, ""},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(tt.method, tt.target, nil)
+		if tt.header != "" {
+			k, v, _ := cutHeader(tt.header)
+			r.Header.Set(k, v)
+		}
+		got := classifyRequest(r)
+		if got.action != tt.action || got.action != actNext && got.protocol != tt.protocol || got.model != tt.model {
+			t.Errorf("%s %s [%s]: %s %d %q, want %s %d %q", tt.method, tt.target, tt.header, got.protocol, got.action, got.model, tt.protocol, tt.action, tt.model)
+		}
+	}
+}
+
+func cutHeader(h string) (string, string, bool) {
+	for i := 0; i+1 < len(h); i++ {
+		if h[i] == ':' && h[i+1] == ' ' {
+			return h[:i], h[i+2:], true
+		}
+	}
+	return h, "", false
+}
+
+// TestServeSurfaceMethods checks the 405s: status, Allow, and the error in
+// the protocol's own shape; and that what is not louter's is left alone.
+func TestServeSurfaceMethods(t *testing.T) {
+	l := &Louter{}
+	l.logger = zap.NewNop()
+	tests := []struct {
+		method, target, header string
+		handled                bool
+		status                 int
+		allow, shape           string // shape: a JSON path the error body has
+	}{
+		{"GET", "/v1/messages", "", true, 405, "POST", "error.type"},
+		{"GET", "/v1/chat/completions", "", true, 405, "POST", "error.message"},
+		{"DELETE", "/v1/models/x", "", true, 405, "GET, HEAD", "error.message"},
+		{"GET", "/v1beta/models/g:generateContent", "", true, 405, "POST", "error.status"},
+		{"POST", "/v1beta/models", "", true, 405, "GET, HEAD", "error.status"},
+		{"OPTIONS", "/v1/messages", "", false, 0, "", ""},
+		{"POST", "/v1/messages", "", false, 0, "", ""},
+		{"GET", "/v1/messages/count_tokens", "", true, 405, "POST", "error.type"},
+		{"POST", "/v1/messages/batches", "", true, 404, "", "error.type"},
+		{"GET", "/healthz", "", false, 0, "", ""},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(tt.method, tt.target, nil)
+		w := httptest.NewRecorder()
+		handled, err := l.serveSurface(w, r)
+		if err != nil || handled != tt.handled {
+			t.Errorf("%s %s: handled %v, %v", tt.method, tt.target, handled, err)
+			continue
+		}
+		if !handled {
+			continue
+		}
+		if w.Code != tt.status || w.Header().Get("Allow") != tt.allow || !jsonHas(w.Body.Bytes(), tt.shape) {
+			t.Errorf("%s %s: %d Allow %q %s", tt.method, tt.target, w.Code, w.Header().Get("Allow"), w.Body)
+		}
+		if w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: content type %q", tt.method, tt.target, w.Header().Get("Content-Type"))
+		}
+	}
+}
+
+func jsonHas(body []byte, path string) bool { return gjson.GetBytes(body, path).Exists() }
