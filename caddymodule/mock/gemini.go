@@ -23,8 +23,13 @@ func geminiModelMethod(path string) (model, method string, ok bool) {
 	if i < 0 {
 		return "", "", false
 	}
-	model, method, ok = strings.Cut(path[i+len("/models/"):], ":")
-	return model, method, ok && model != ""
+	// The method follows the last ':' (a model name may hold one).
+	rest := path[i+len("/models/"):]
+	j := strings.LastIndexByte(rest, ':')
+	if j <= 0 {
+		return "", "", false
+	}
+	return rest[:j], rest[j+1:], true
 }
 
 // geminiFromURL sets the model and the stream mode the URL names.

@@ -21,11 +21,14 @@ const (
 // reports it. Headers are recorded as received, credentials included: the
 // journal exists so tests can check what a proxy sent upstream.
 type journalEntry struct {
-	Protocol string            `json:"protocol"` // "" for a path no protocol serves
-	Method   string            `json:"method"`
-	Path     string            `json:"path"`
-	Query    string            `json:"query"`
-	Headers  map[string]string `json:"headers"` // canonical names; repeated values joined with ", "
+	Protocol string `json:"protocol"` // "" for a path no protocol serves
+	Method   string `json:"method"`
+	Path     string `json:"path"`
+	// RawPath is the path as it was on the wire, when it differs from
+	// Path (an escaped '/', ':' or '%' in it).
+	RawPath string            `json:"raw_path,omitempty"`
+	Query   string            `json:"query"`
+	Headers map[string]string `json:"headers"` // canonical names; repeated values joined with ", "
 	// Body is the request body, byte for byte, when it is JSON, else the
 	// body as a JSON string (or a note that it was too large to record).
 	// It is written by appendJSON, not by encoding/json, which would
@@ -73,6 +76,7 @@ func (j *journal) record(protocol string, r *http.Request, body []byte) *journal
 		Protocol: protocol,
 		Method:   r.Method,
 		Path:     r.URL.Path,
+		RawPath:  r.URL.RawPath,
 		Query:    r.URL.RawQuery,
 		Headers:  make(map[string]string, len(r.Header)),
 		Body:     recordedBody(body),

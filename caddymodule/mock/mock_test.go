@@ -335,7 +335,7 @@ func TestRequestErrors(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	m := newMock(t, nil)
-	w := serve(t, m, newRequest(http.MethodPost, "/v1/embeddings", `{"input":"x"}`))
+	w := serve(t, m, newRequest(http.MethodPost, "/v1/audio/speech", `{"input":"x"}`))
 	if w.Code != http.StatusNotFound || !json.Valid(w.Body.Bytes()) || gjson.Get(w.Body.String(), "error.message").String() == "" {
 		t.Errorf("got %d %s", w.Code, w.Body)
 	}
@@ -343,7 +343,7 @@ func TestNotFound(t *testing.T) {
 		t.Errorf("headers %v", w.Header())
 	}
 	// Unknown paths are journaled too, without a protocol.
-	if e := journalEntries(t, m); len(e) != 1 || e[0]["protocol"] != "" || e[0]["path"] != "/v1/embeddings" {
+	if e := journalEntries(t, m); len(e) != 1 || e[0]["protocol"] != "" || e[0]["path"] != "/v1/audio/speech" {
 		t.Errorf("journal %v", e)
 	}
 }
