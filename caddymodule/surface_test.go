@@ -133,3 +133,19 @@ func TestServeSurfaceMethods(t *testing.T) {
 }
 
 func jsonHas(body []byte, path string) bool { return gjson.GetBytes(body, path).Exists() }
+
+// BenchmarkClassifyRequest measures what recognising the API path adds to
+// every chat call.
+func BenchmarkClassifyRequest(b *testing.B) {
+	for _, target := range []string{"/anthropic/v1/messages", "/v1beta/models/gemini-2.5-pro:streamGenerateContent"} {
+		r := httptest.NewRequest("POST", target, nil)
+		b.Run(target, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if classifyRequest(r).action != actChat {
+					b.Fatal("not a chat call")
+				}
+			}
+		})
+	}
+}
