@@ -28,8 +28,12 @@ const defaultMaxRequestBody = 32 << 20
 
 // Louter is the http.handlers.louter middleware. It answers POST requests to
 // the LLM endpoints it knows (/v1/messages for Anthropic clients,
-// /v1/chat/completions for OpenAI Chat clients, with any path prefix) and
-// passes every other request to the next handler unchanged.
+// /v1/chat/completions for OpenAI Chat clients, /v1/responses, Gemini's
+// :generateContent, with any path prefix), the model lists of each
+// protocol, and OpenAI's /v1/embeddings and /v1/completions (passed to
+// openai_chat backends). Another method or sub-path of those APIs gets a
+// 405 or 404 in the API's error shape; every request that is not an LLM
+// API call goes to the next handler unchanged (surface.go says which are).
 //
 // For each request it reads the model, finds the first matching model route,
 // and sends the request to that route's backend through the backend's
