@@ -42,6 +42,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
 //	        pass_client_auth
+//	        forward_headers  <header...>
 //	        base_path        <path>
 //	        max_tokens       <n>
 //	        dialect [{
@@ -160,6 +161,13 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return d.ArgErr()
 			}
 			b.PassClientAuth = true
+
+		case "forward_headers":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return d.ArgErr()
+			}
+			b.ForwardHeaders = append(b.ForwardHeaders, names...)
 
 		case "base_path":
 			if !d.AllArgs(&b.BasePath) {

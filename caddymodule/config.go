@@ -43,6 +43,13 @@ type Backend struct {
 	// is sent only when the client sent no credential.
 	PassClientAuth bool `json:"pass_client_auth,omitempty"`
 
+	// More client request headers to send to the backend, beyond those
+	// louter passes by default (content negotiation, tracing, request
+	// ids, and the protocol's own headers when the client speaks the
+	// backend's protocol). Every other client header is removed. Headers
+	// that carry credentials cannot be listed; use pass_client_auth.
+	ForwardHeaders []string `json:"forward_headers,omitempty"`
+
 	// The path prefix of the backend's API; the protocol's endpoint
 	// (/messages, /chat/completions) is appended to it. Default: /v1.
 	// Use "/" for a backend that serves its endpoints at the root.
@@ -64,6 +71,12 @@ type Backend struct {
 	apiKey   string // APIKey with placeholders resolved
 	basePath string // normalized: "" or "/x/y"
 	upstream caddyhttp.MiddlewareHandler
+	// forwardHeaders is ForwardHeaders in canonical form.
+	forwardHeaders map[string]bool
+	// credentialTransport is set when the upstream is a reverse_proxy
+	// whose transport louter wrapped to add the credential
+	// (credential_transport.go).
+	credentialTransport bool
 }
 
 // ModelRoute sends requests for matching models to a backend. Routes are

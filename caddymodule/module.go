@@ -87,6 +87,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
 			b.basePath = bp.defaultBasePath
 		}
+		b.forwardHeaders = headerSet(b.ForwardHeaders...)
 		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
 		if b.Protocol == translate.ProtocolOpenAIChat {
 			b.codec = translate.NewOpenAIChatCodec(b.Dialect)
@@ -103,6 +104,10 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("backend %q: upstream module %T is not an HTTP handler", name, mod)
 		}
 		b.upstream = h
+		b.credentialTransport = wrapTransport(mod)
+		if !b.credentialTransport {
+			l.logger.Warn("the upstream handler is not a reverse_proxy: the backend's key is set on the request, where the handler's own logs can see it", zap.String("backend", name))
+		}
 	}
 
 	for i := range l.Models {
@@ -143,6 +148,11 @@ func (l *Louter) Validate() error {
 		}
 		if b.upstream == nil {
 			errs = append(errs, fmt.Errorf("backend %q: no upstream handler (e.g. \"upstream\": {\"handler\": \"reverse_proxy\", ...})", name))
+		}
+		for _, fh := range b.ForwardHeaders {
+			if isCredentialHeader(fh) {
+				errs = append(errs, fmt.Errorf("backend %q: forward_headers cannot pass %s, a credential header (use pass_client_auth)", name, fh))
+			}
 		}
 		if b.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
