@@ -38,6 +38,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	louter [<matcher>] {
 //	    max_request_body <size>
+//	    forward_headers  <header...>
 //	    backend <name> {
 //	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
@@ -104,6 +105,13 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return d.Errf("invalid max_request_body %q", size)
 			}
 			l.MaxRequestBody = int64(n)
+
+		case "forward_headers":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return d.ArgErr()
+			}
+			l.ForwardHeaders = append(l.ForwardHeaders, names...)
 
 		case "backend":
 			if err := l.unmarshalBackend(d, h); err != nil {

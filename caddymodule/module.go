@@ -57,6 +57,11 @@ type Louter struct {
 	// answered with 413 in the client's protocol. Default: 32 MiB.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// More client request headers to send to every backend, beyond those
+	// louter passes by default; see Backend.ForwardHeaders, which adds to
+	// these. Headers that carry credentials cannot be listed.
+	ForwardHeaders []string `json:"forward_headers,omitempty"`
+
 	logger *zap.Logger
 }
 
@@ -87,7 +92,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
 			b.basePath = bp.defaultBasePath
 		}
-		b.forwardHeaders = headerSet(b.ForwardHeaders...)
+		b.forwardHeaders = headerSet(append(slices.Clone(l.ForwardHeaders), b.ForwardHeaders...)...)
 		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
 		if b.Protocol == translate.ProtocolOpenAIChat {
 			b.codec = translate.NewOpenAIChatCodec(b.Dialect)
@@ -135,6 +140,11 @@ func (l *Louter) Validate() error {
 	var errs []error
 	if l.MaxRequestBody < 0 {
 		errs = append(errs, fmt.Errorf("max_request_body must not be negative"))
+	}
+	for _, fh := range l.ForwardHeaders {
+		if isCredentialHeader(fh) {
+			errs = append(errs, fmt.Errorf("forward_headers cannot pass %s, a credential header (use pass_client_auth)", fh))
+		}
 	}
 	for name, b := range l.Backends {
 		if b == nil {
