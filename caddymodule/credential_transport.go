@@ -135,10 +135,10 @@ func (t *credentialTransport) CloseIdleConnections() {
 
 // Interface guards
 var (
-	_ http.RoundTripper                               = (*credentialTransport)(nil)
-	_ reverseproxy.ProxyProtocolTransport             = (*credentialTransport)(nil)
-	_ reverseproxy.ContentLengthRequiredTransport     = (*credentialTransport)(nil)
+	_ http.RoundTripper                                = (*credentialTransport)(nil)
+	_ reverseproxy.ProxyProtocolTransport              = (*credentialTransport)(nil)
+	_ reverseproxy.ContentLengthRequiredTransport      = (*credentialTransport)(nil)
 	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*credentialTransport)(nil)
-	_ reverseproxy.TLSTransport                       = (*credentialTransport)(nil)
-	_ reverseproxy.H2CTransport                       = (*credentialTransport)(nil)
+	_ reverseproxy.TLSTransport                        = (*credentialTransport)(nil)
+	_ reverseproxy.H2CTransport                        = (*credentialTransport)(nil)
 )
