@@ -63,7 +63,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 
 	// Every answer from here on goes through the scrubber: no key, the
 	// backend's or the client's, reaches the client in an error.
-	sw := newSecretWriter(w, b.apiKey, clientKey(r.Header, r.URL.RawQuery))
+	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	rw := newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
 	// A backend with a dialect needs its answers parsed even for clients of

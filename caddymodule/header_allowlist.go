@@ -150,6 +150,33 @@ func clientKey(h http.Header, rawQuery string) string {
 	return queryCredential(rawQuery)
 }
 
+// clientSecrets returns every credential value the client sent, in any
+// credential header or query parameter, for the scrubber.
+func clientSecrets(h http.Header, rawQuery string) []string {
+	var out []string
+	for k, vs := range h {
+		if !credentialHeaders[k] {
+			continue
+		}
+		for _, v := range vs {
+			if scheme, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok && (strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic")) {
+				v = strings.TrimSpace(token)
+			}
+			out = append(out, v)
+		}
+	}
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		if isCredentialParam(k) {
+			if uv, err := url.QueryUnescape(v); err == nil {
+				out = append(out, uv)
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // queryCredential returns the value of the first credential parameter of a
 // raw query, or "".
 func queryCredential(raw string) string {
