@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
 	"github.com/louter/louter/translate"
 )
 
@@ -159,6 +161,30 @@ func TestForwardHeadersRefusesCredentials(t *testing.T) {
 		b := &Louter{Backends: map[string]*Backend{"b": {ForwardHeaders: []string{name}}}}
 		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "credential header") {
 			t.Errorf("backend forward_headers %s: %v", name, err)
+		}
+	}
+}
+
+func TestUnmarshalForwardHeaders(t *testing.T) {
+	var l Louter
+	err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`louter {
+		forward_headers X-A
+		forward_headers X-B X-C
+		backend b {
+			protocol anthropic
+			forward_headers X-D
+			reverse_proxy localhost:1
+		}
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.ForwardHeaders, []string{"X-A", "X-B", "X-C"}) || !slices.Equal(l.Backends["b"].ForwardHeaders, []string{"X-D"}) {
+		t.Errorf("forward_headers %v, backend %v", l.ForwardHeaders, l.Backends["b"].ForwardHeaders)
+	}
+	for _, in := range []string{"louter {\nforward_headers\n}", "louter {\nbackend b {\nforward_headers\n}\n}"} {
+		if err := new(Louter).UnmarshalCaddyfile(caddyfile.NewTestDispenser(in)); err == nil || !strings.Contains(err.Error(), "wrong argument count") {
+			t.Errorf("%q: %v", in, err)
 		}
 	}
 }

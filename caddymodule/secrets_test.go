@@ -332,3 +332,75 @@ func waitForLog(t *testing.T, path, msg string, n int) {
 	}
 	t.Logf("fewer than %d %q lines in the log", n, msg)
 }
+
+// TestSecretsHeaderUpAndRetries checks that the key louter adds below
+// reverse_proxy survives reverse_proxy's own machinery: retries after a
+// failed dial (each attempt gets the key), header_up (still applied, and
+// winning over louter's key when it sets the same header).
+func TestSecretsHeaderUpAndRetries(t *testing.T) {
+	ports := testcaddy.Start(t, `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		backend retry {
+			protocol anthropic
+			api_key retry-backend-secret-0001
+			reverse_proxy 127.0.0.1:{PORT2} 127.0.0.1:{PORT1} {
+				lb_policy round_robin
+				lb_retries 2
+				request_buffers 1MiB
+				header_up X-Extra from-header-up
+			}
+		}
+		backend override {
+			protocol openai_chat
+			api_key louter-backend-secret-0002
+			reverse_proxy 127.0.0.1:{PORT1} {
+				header_up Authorization "Bearer operator-secret-0003"
+			}
+		}
+		model claude-* retry
+		model gpt-* override
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock {
+		name retries
+	}
+}
+`)
+	testcaddy.WaitListening(t, ports[1])
+	louter, mockURL := testcaddy.URL(ports[0]), testcaddy.URL(ports[1])
+	tests := []struct {
+		path, model, header, want string
+	}{
+		{"/v1/messages", "claude-1", "X-Api-Key", "retry-backend-secret-0001"},
+		{"/v1/messages", "claude-2", "X-Api-Key", "retry-backend-secret-0001"}, // round robin: one of the two dials the dead port first
+		{"/v1/chat/completions", "gpt-1", "Authorization", "Bearer operator-secret-0003"},
+	}
+	for _, tt := range tests {
+		clearJournal(t, mockURL)
+		body := fmt.Sprintf(`{"model":%q,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`, tt.model)
+		req, _ := http.NewRequest(http.MethodPost, louter+tt.path, strings.NewReader(body))
+		resp, err := testcaddy.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d: %s", tt.model, resp.StatusCode, raw)
+		}
+		entries := journal(t, mockURL)
+		if len(entries) != 1 {
+			t.Fatalf("%s: the mock received %d requests", tt.model, len(entries))
+		}
+		if got := entries[0].Get("headers." + tt.header).String(); got != tt.want {
+			t.Errorf("%s: %s = %q, want %q", tt.model, tt.header, got, tt.want)
+		}
+		if tt.header == "X-Api-Key" && entries[0].Get("headers.X-Extra").String() != "from-header-up" {
+			t.Errorf("%s: header_up lost: %s", tt.model, entries[0].Get("headers").Raw)
+		}
+	}
+}
