@@ -113,3 +113,39 @@ func TestSecretWriterHoldsErrorStatus(t *testing.T) {
 		t.Errorf("got %d %q", rec.Code, rec.Body.String())
 	}
 }
+
+// BenchmarkSecretWriterStream is the scrubber's cost on a stream without
+// errors, one event per write and flush as reverse_proxy does, against the
+// same writes straight to the client.
+func BenchmarkSecretWriterStream(b *testing.B) {
+	events := benchOpenAIEvents()
+	n := 0
+	raw := make([][]byte, len(events))
+	for i, ev := range events {
+		n += len(ev)
+		raw[i] = []byte(ev)
+	}
+	for _, scrub := range []bool{false, true} {
+		b.Run(map[bool]string{false: "direct", true: "scrubbed"}[scrub], func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			rec := newFlushRecorder()
+			for b.Loop() {
+				rec.Body.Reset()
+				rec.flushedAt = rec.flushedAt[:0]
+				var w http.ResponseWriter = rec
+				sw := newSecretWriter(rec, "backend-secret-123", "client-secret-456")
+				if scrub {
+					w = sw
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				for _, ev := range raw {
+					w.Write(ev)
+					w.(http.Flusher).Flush()
+				}
+				sw.close()
+			}
+		})
+	}
+}
