@@ -31,16 +31,22 @@ type Backend struct {
 	Dialect *translate.Dialect `json:"dialect,omitempty"`
 
 	// The API key sent to the backend, in the header its protocol uses
-	// (anthropic: x-api-key; openai_chat: Authorization: Bearer). Runtime
+	// (anthropic: x-api-key; openai_chat and openai_responses:
+	// Authorization: Bearer; gemini: x-goog-api-key). When the upstream is
+	// a reverse_proxy, the key is added by its transport, so its request
+	// logs never show it. Runtime
 	// placeholders such as {env.OPENAI_API_KEY} are resolved once when the
 	// configuration is loaded. Unless pass_client_auth is set, the
 	// client's own credentials are always removed from the request.
 	APIKey string `json:"api_key,omitempty"`
 
 	// Forward the client's own credential instead of removing it. When the
-	// client speaks another protocol than the backend, the credential is
-	// moved into the header the backend's protocol uses. api_key, if set,
-	// is sent only when the client sent no credential.
+	// client speaks another protocol than the backend, its key is moved
+	// into the header the backend's protocol uses; when it speaks the
+	// backend's protocol, the credential headers of that protocol go on as
+	// the client sent them (a ?key= moves into the protocol's header).
+	// api_key, if set, is sent only when the client sent no key. Either
+	// way the key is added below reverse_proxy's logs.
 	PassClientAuth bool `json:"pass_client_auth,omitempty"`
 
 	// More client request headers to send to the backend, beyond those
