@@ -102,3 +102,29 @@ func TestWrapTransport(t *testing.T) {
 		t.Error("a handler that is not a reverse_proxy reported wrapped")
 	}
 }
+
+// TestAttachCredential checks both ways a credential reaches a backend:
+// through the request's context to the credential transport, or, for an
+// upstream that is not a reverse_proxy, on the request itself.
+func TestAttachCredential(t *testing.T) {
+	cred := http.Header{"X-Api-Key": {"backend-key"}}
+	for _, viaTransport := range []bool{true, false} {
+		b := &Backend{credentialTransport: viaTransport}
+		r := b.attachCredential(httptest.NewRequest(http.MethodPost, "/", nil), cred)
+		inCtx, _ := r.Context().Value(credentialCtxKey{}).(http.Header)
+		onRequest := r.Header.Get("X-Api-Key") == "backend-key"
+		if viaTransport != (inCtx != nil) || viaTransport == onRequest {
+			t.Errorf("via transport %v: in context %v, on the request %v", viaTransport, inCtx, onRequest)
+		}
+	}
+}
+
+func TestProvisionFallsBackWithoutReverseProxy(t *testing.T) {
+	l, err := provisionJSON(t, `{"backends": {"x": {"protocol": "fake_a", "api_key": "k", "upstream": {"handler": "static_response"}}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Backends["x"].credentialTransport {
+		t.Error("a static_response upstream reported a credential transport")
+	}
+}
