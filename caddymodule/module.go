@@ -88,6 +88,11 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		}
 		b.name = name
 		b.apiKey = repl.ReplaceAll(b.APIKey, "")
+		if b.apiKey != "" && b.apiKey == b.APIKey {
+			// The key is in the JSON config, which Caddy autosaves and
+			// serves on its admin endpoint.
+			l.logger.Warn("api_key is written in the configuration; use a placeholder such as {env.API_KEY}", zap.String("backend", name))
+		}
 		b.basePath = normalizeBasePath(b.BasePath)
 		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
 			b.basePath = bp.defaultBasePath
