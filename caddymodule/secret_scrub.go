@@ -29,7 +29,7 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{20,}`), []byte(redacted)},
 	{regexp.MustCompile(`\bya29\.[0-9A-Za-z_\-.]{8,}`), []byte(redacted)},
 	// A bearer token of any kind.
-	{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}`), []byte("${1}" + redacted)},
+	{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{16,}`), []byte("${1}" + redacted)},
 	// A key in a quoted URL's query.
 	{regexp.MustCompile(`(?i)([?&](?:key|api_key|api-key|apikey|access_token)=)[^&\s"'\\]+`), []byte("${1}" + redacted)},
 	// IPv4 and bracketed IPv6 socket addresses (host:port).

@@ -17,6 +17,7 @@ func TestScrubSecrets(t *testing.T) {
 		{"API key not valid: AIzaSyA1234567890abcdefghijklmnopqrstu", "API key not valid: [redacted]"},
 		{"token ya29.a0AfH6SMBx-abc_def", "token [redacted]"},
 		{"got Authorization: Bearer eyJhbGciOi.J9.abc", "got Authorization: Bearer [redacted]"},
+		{"expected Bearer authentication", "expected Bearer authentication"}, // a word, not a token
 		{`fetching "https://x.googleapis.com/v1?alt=sse&key=qk123&b=1"`, `fetching "https://x.googleapis.com/v1?alt=sse&key=[redacted]&b=1"`},
 		{"dial tcp 10.0.3.7:8080: connection refused", "dial tcp [address]: connection refused"},
 		{"dial tcp [fd00::1]:443: refused", "dial tcp [address]: refused"},
