@@ -38,10 +38,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	louter [<matcher>] {
 //	    max_request_body <size>
+//	    forward_headers  <header...>
 //	    backend <name> {
 //	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
 //	        pass_client_auth
+//	        forward_headers  <header...>
 //	        base_path        <path>
 //	        max_tokens       <n>
 //	        list_models      passthrough
@@ -110,6 +112,13 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return d.Errf("invalid max_request_body %q", size)
 			}
 			l.MaxRequestBody = int64(n)
+
+		case "forward_headers":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return d.ArgErr()
+			}
+			l.ForwardHeaders = append(l.ForwardHeaders, names...)
 
 		case "backend":
 			if err := l.unmarshalBackend(d, h); err != nil {
@@ -188,6 +197,13 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return d.ArgErr()
 			}
 			b.PassClientAuth = true
+
+		case "forward_headers":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return d.ArgErr()
+			}
+			b.ForwardHeaders = append(b.ForwardHeaders, names...)
 
 		case "base_path":
 			if !d.AllArgs(&b.BasePath) {

@@ -31,17 +31,30 @@ type Backend struct {
 	Dialect *translate.Dialect `json:"dialect,omitempty"`
 
 	// The API key sent to the backend, in the header its protocol uses
-	// (anthropic: x-api-key; openai_chat: Authorization: Bearer). Runtime
+	// (anthropic: x-api-key; openai_chat and openai_responses:
+	// Authorization: Bearer; gemini: x-goog-api-key). When the upstream is
+	// a reverse_proxy, the key is added by its transport, so its request
+	// logs never show it. Runtime
 	// placeholders such as {env.OPENAI_API_KEY} are resolved once when the
 	// configuration is loaded. Unless pass_client_auth is set, the
 	// client's own credentials are always removed from the request.
 	APIKey string `json:"api_key,omitempty"`
 
 	// Forward the client's own credential instead of removing it. When the
-	// client speaks another protocol than the backend, the credential is
-	// moved into the header the backend's protocol uses. api_key, if set,
-	// is sent only when the client sent no credential.
+	// client speaks another protocol than the backend, its key is moved
+	// into the header the backend's protocol uses; when it speaks the
+	// backend's protocol, the credential headers of that protocol go on as
+	// the client sent them (a ?key= moves into the protocol's header).
+	// api_key, if set, is sent only when the client sent no key. Either
+	// way the key is added below reverse_proxy's logs.
 	PassClientAuth bool `json:"pass_client_auth,omitempty"`
+
+	// More client request headers to send to the backend, beyond those
+	// louter passes by default (content negotiation, tracing, request
+	// ids, and the protocol's own headers when the client speaks the
+	// backend's protocol). Every other client header is removed. Headers
+	// that carry credentials cannot be listed; use pass_client_auth.
+	ForwardHeaders []string `json:"forward_headers,omitempty"`
 
 	// The path prefix of the backend's API; the protocol's endpoint
 	// (/messages, /chat/completions) is appended to it. Default: /v1.
@@ -72,6 +85,12 @@ type Backend struct {
 	apiKey   string // APIKey with placeholders resolved
 	basePath string // normalized: "" or "/x/y"
 	upstream caddyhttp.MiddlewareHandler
+	// forwardHeaders is ForwardHeaders in canonical form.
+	forwardHeaders map[string]bool
+	// credentialTransport is set when the upstream is a reverse_proxy
+	// whose transport louter wrapped to add the credential
+	// (credential_transport.go).
+	credentialTransport bool
 }
 
 // ModelRoute sends requests for matching models to a backend. Routes are

@@ -67,7 +67,10 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
 
-	rw := newResponseWriter(w)
+	// Every answer from here on goes through the scrubber: no key, the
+	// backend's or the client's, reaches the client in an error.
+	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
+	rw := newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
@@ -106,8 +109,10 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if te != nil {
 		return l.reject(w, client, te)
 	}
+	sw.stream = rw.wantStream
 
-	rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+	r = b.attachCredential(r, cred)
 
 	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
 		c.Write(
@@ -145,6 +150,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
 			l.logger.Warn("backend connection failed during the response", zap.String("backend", b.name), zap.String("model", model))
 			logUsage(extra, rw)
+			sw.close()
 			err = nil
 			return
 		}
@@ -165,9 +171,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		if c := l.logger.Check(lvl, "backend request failed"); c != nil {
 			c.Write(zap.String("backend", b.name), zap.String("model", model), zap.Error(uerr))
 		}
-		return l.reject(w, client, upstreamError(uerr, b.name))
+		_ = l.reject(sw, client, upstreamError(uerr, b.name))
+		sw.close()
+		return nil
 	}
 	rw.finish()
+	sw.close()
 	if uerr != nil {
 		l.logger.Warn("upstream handler reported an error after responding", zap.String("backend", b.name), zap.Error(uerr))
 	}

@@ -24,6 +24,7 @@ const dialectCaddyfile = `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
+		forward_headers X-Mock-Scenario X-Mock-Dialect
 		backend qwen {
 			protocol openai_chat
 			dialect {

@@ -29,6 +29,7 @@ const responsesCaddyfile = `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
+		forward_headers X-Mock-Scenario X-Mock-Dialect
 		backend oai {
 			protocol openai_chat
 			api_key oai-backend-key

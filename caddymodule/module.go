@@ -61,6 +61,11 @@ type Louter struct {
 	// answered with 413 in the client's protocol. Default: 32 MiB.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// More client request headers to send to every backend, beyond those
+	// louter passes by default; see Backend.ForwardHeaders, which adds to
+	// these. Headers that carry credentials cannot be listed.
+	ForwardHeaders []string `json:"forward_headers,omitempty"`
+
 	logger *zap.Logger
 }
 
@@ -87,10 +92,16 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		}
 		b.name = name
 		b.apiKey = repl.ReplaceAll(b.APIKey, "")
+		if b.apiKey != "" && b.apiKey == b.APIKey {
+			// The key is in the JSON config, which Caddy autosaves and
+			// serves on its admin endpoint.
+			l.logger.Warn("api_key is written in the configuration; use a placeholder such as {env.API_KEY}", zap.String("backend", name))
+		}
 		b.basePath = normalizeBasePath(b.BasePath)
 		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
 			b.basePath = bp.defaultBasePath
 		}
+		b.forwardHeaders = headerSet(append(slices.Clone(l.ForwardHeaders), b.ForwardHeaders...)...)
 		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
 		if b.Protocol == translate.ProtocolOpenAIChat {
 			b.codec = translate.NewOpenAIChatCodec(b.Dialect)
@@ -107,6 +118,10 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("backend %q: upstream module %T is not an HTTP handler", name, mod)
 		}
 		b.upstream = h
+		b.credentialTransport = wrapTransport(mod)
+		if !b.credentialTransport {
+			l.logger.Warn("the upstream handler is not a reverse_proxy: the backend's key is set on the request, where the handler's own logs can see it", zap.String("backend", name))
+		}
 	}
 
 	for i := range l.Models {
@@ -135,6 +150,11 @@ func (l *Louter) Validate() error {
 	if l.MaxRequestBody < 0 {
 		errs = append(errs, fmt.Errorf("max_request_body must not be negative"))
 	}
+	for _, fh := range l.ForwardHeaders {
+		if isCredentialHeader(fh) {
+			errs = append(errs, fmt.Errorf("forward_headers cannot pass %s, a credential header (use pass_client_auth)", fh))
+		}
+	}
 	for name, b := range l.Backends {
 		if b == nil {
 			errs = append(errs, fmt.Errorf("backend %q: empty definition", name))
@@ -147,6 +167,11 @@ func (l *Louter) Validate() error {
 		}
 		if b.upstream == nil {
 			errs = append(errs, fmt.Errorf("backend %q: no upstream handler (e.g. \"upstream\": {\"handler\": \"reverse_proxy\", ...})", name))
+		}
+		for _, fh := range b.ForwardHeaders {
+			if isCredentialHeader(fh) {
+				errs = append(errs, fmt.Errorf("backend %q: forward_headers cannot pass %s, a credential header (use pass_client_auth)", name, fh))
+			}
 		}
 		if b.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/louter/louter/translate"
 )
@@ -71,10 +69,16 @@ type backendRequest struct {
 }
 
 // rewriteRequest turns the client's request into the backend's: body, path,
-// query, credentials and protocol headers. It modifies r in place, because
+// query, headers and protocol headers. It modifies r in place, because
 // reverse_proxy needs Caddy's own request (its context carries the replacer
-// and the vars).
-func rewriteRequest(r *http.Request, br backendRequest) {
+// and the vars). The client's headers are filtered by allowlist
+// (header_allowlist.go).
+//
+// It returns the credential headers the backend is to get — its api_key,
+// or with pass_client_auth the client's own — without setting them on r:
+// Backend.attachCredential hands them to the transport, so reverse_proxy's
+// logs never see them.
+func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header) {
 	b := br.backend
 	proto := backendProtocols[b.Protocol]
 	h := r.Header
@@ -84,37 +88,31 @@ func rewriteRequest(r *http.Request, br backendRequest) {
 	path, query := proto.endpoint(br.model, br.stream)
 	setBackendPath(r.URL, b.basePath, path) // model_name.go: the endpoint is escaped
 
-	// The credential to send, when the client's own is forwarded.
-	var cred string
+	queryKey := queryCredential(r.URL.RawQuery)
 	if b.PassClientAuth {
-		cred = clientCredential(r)
+		if br.passthrough {
+			// The client speaks the backend's protocol: its credential goes
+			// on as it sent it (an OAuth bearer token stays a bearer token).
+			cred = takeClientCredentials(h, b.Protocol, queryKey)
+		} else if key := clientKey(h, r.URL.RawQuery); key != "" {
+			cred = make(http.Header, 1)
+			proto.setKey(cred, key)
+		}
+	}
+	if !hasKeyHeader(cred) && b.apiKey != "" {
+		cred = make(http.Header, 1)
+		proto.setKey(cred, b.apiKey)
 	}
 
+	filterHeaders(h, b.Protocol, br.passthrough, b.forwardHeaders)
 	if br.passthrough {
-		// The client already speaks the backend's protocol: keep its
-		// query (Anthropic's ?beta=true) and headers, except credentials.
-		if !b.PassClientAuth {
-			stripCredentials(h)
-			r.URL.RawQuery = removeQueryParam(r.URL.RawQuery, "key")
-			if b.apiKey != "" {
-				proto.setKey(h, b.apiKey)
-			}
-		} else if cred == "" && b.apiKey != "" {
-			proto.setKey(h, b.apiKey)
-		}
+		// Keep the client's query (Anthropic's ?beta=true, Gemini's
+		// ?alt=sse), except credentials.
+		r.URL.RawQuery = removeCredentialParams(r.URL.RawQuery)
 	} else {
-		// A translated request: nothing of the client's protocol may reach
-		// the backend, neither its query, its credential headers nor its
-		// version and SDK headers.
+		// A translated request: nothing of the client's protocol reaches
+		// the backend, neither its query nor its headers.
 		r.URL.RawQuery = query
-		stripCredentials(h)
-		stripProtocolHeaders(h)
-		if cred == "" {
-			cred = b.apiKey
-		}
-		if cred != "" {
-			proto.setKey(h, cred)
-		}
 		proto.prepare(h)
 		h.Set("Content-Type", "application/json")
 		if br.stream {
@@ -135,6 +133,21 @@ func rewriteRequest(r *http.Request, br backendRequest) {
 	h.Del("Incremental")
 	// The body is already read: there is nothing left to wait for.
 	h.Del("Expect")
+	return cred
+}
+
+// attachCredential gives the backend request its credential headers: to
+// the credential transport through the request's context when the upstream
+// is a reverse_proxy, else (another upstream handler, which louter cannot
+// reach below) on the request itself.
+func (b *Backend) attachCredential(r *http.Request, cred http.Header) *http.Request {
+	if b.credentialTransport {
+		return withCredential(r, cred)
+	}
+	for k, v := range cred {
+		r.Header[k] = v
+	}
+	return r
 }
 
 // setBody replaces the request body, keeping every length field consistent
@@ -146,65 +159,4 @@ func setBody(r *http.Request, body []byte) {
 	r.Header.Set("Content-Length", strconv.Itoa(len(body))) // for logs and other handlers; the transport uses ContentLength
 	r.TransferEncoding = nil
 	r.Header.Del("Content-Encoding") // only identity bodies get here
-}
-
-// clientCredential returns the API key the client sent, in whichever
-// protocol's place it sent it.
-func clientCredential(r *http.Request) string {
-	if v := r.Header.Get("X-Api-Key"); v != "" {
-		return v
-	}
-	if v := r.Header.Get("Authorization"); len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
-		return strings.TrimSpace(v[7:])
-	}
-	if v := r.Header.Get("X-Goog-Api-Key"); v != "" {
-		return v
-	}
-	if r.URL.RawQuery != "" {
-		return r.URL.Query().Get("key")
-	}
-	return ""
-}
-
-// stripCredentials removes every header a client of any protocol sends its
-// API key in.
-func stripCredentials(h http.Header) {
-	h.Del("X-Api-Key")
-	h.Del("Authorization")
-	h.Del("X-Goog-Api-Key")
-}
-
-// stripProtocolHeaders removes the version, beta and SDK headers of every
-// client protocol: they mean nothing (or something wrong) to a backend of
-// another protocol.
-func stripProtocolHeaders(h http.Header) {
-	for k := range h {
-		switch {
-		case strings.HasPrefix(k, "Anthropic-"),
-			strings.HasPrefix(k, "Openai-"),
-			strings.HasPrefix(k, "X-Stainless-"),
-			strings.HasPrefix(k, "X-Goog-"):
-			delete(h, k)
-		}
-	}
-}
-
-// removeQueryParam drops every name=value pair of the raw query whose name
-// is name, keeping the other pairs byte for byte and in order.
-func removeQueryParam(raw, name string) string {
-	if raw == "" {
-		return raw
-	}
-	var out strings.Builder
-	for pair := range strings.SplitSeq(raw, "&") {
-		k, _, _ := strings.Cut(pair, "=")
-		if uk, err := url.QueryUnescape(k); err == nil && uk == name {
-			continue
-		}
-		if out.Len() > 0 {
-			out.WriteByte('&')
-		}
-		out.WriteString(pair)
-	}
-	return out.String()
 }

@@ -258,7 +258,8 @@ func (rw *responseWriter) finish() {
 		}
 		resp, err := rw.backend.codec.DecodeResponse(rw.buf)
 		if err != nil {
-			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.Error(err))
+			// The error may quote the body, which may echo the key.
+			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.String("error", scrubString(err.Error(), []string{rw.backend.apiKey})))
 			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
 			return
 		}

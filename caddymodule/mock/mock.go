@@ -200,7 +200,7 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 		return nil
 	}
 
-	x := &exchange{mock: m, spec: spec, req: req}
+	x := &exchange{mock: m, spec: spec, req: req, credential: receivedCredential(r)}
 	if spec.fromURL != nil {
 		x.jsonArray = spec.fromURL(r, req)
 	}
@@ -248,7 +248,7 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 	encReq := *x.req
 	encReq.Model = m.ModelPrefix + x.req.Model
 	resp := rep.response(newID(x.spec.messageIDPrefix), encReq.Model, bodyLen/4)
-	script := rep.streamScript(resp, x.spec.overloaded())
+	script := rep.streamScript(resp, rep.failure(x))
 
 	if !x.req.Stream {
 		if rep.eventDelay > 0 {
@@ -310,7 +310,7 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 func (m *Mock) complete(w http.ResponseWriter, pw *pacedWriter, codec translate.Codec, rep *reply, resp *translate.Response, encReq *translate.Request, x *exchange) error {
 	switch rep.fault {
 	case faultError:
-		writeError(w, codec, x.spec.overloaded(), "")
+		writeError(w, codec, rep.failure(x), "")
 		return nil
 	case faultMalformed:
 		w.Header().Set("Content-Type", "application/json")

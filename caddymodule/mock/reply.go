@@ -22,6 +22,9 @@ type reply struct {
 
 	// fault is a failure injected into the answer.
 	fault fault
+	// failErr, when set, is the error of a faultError instead of the
+	// protocol's overloaded error.
+	failErr *translate.Error
 	// eventDelay, when not zero, replaces chunk_delay between events.
 	eventDelay time.Duration
 	// fixture, when set, names a file under fixtures_dir to replay instead.
@@ -193,4 +196,12 @@ func (r *reply) streamScript(resp *translate.Response, overloaded *translate.Err
 	evs = e.Stop(evs, resp.StopReason, resp.StopSequence, &u)
 	push()
 	return steps
+}
+
+// failure is the error a faultError reply fails with.
+func (r *reply) failure(x *exchange) *translate.Error {
+	if r.failErr != nil {
+		return r.failErr
+	}
+	return x.spec.overloaded()
 }

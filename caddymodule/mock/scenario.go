@@ -34,6 +34,9 @@ type exchange struct {
 	jsonArray bool
 	// dialect is how an OpenAI Chat answer is written.
 	dialect dialect
+	// credential is the API key the request carried, for the scenarios
+	// that echo it as careless backends do.
+	credential string
 }
 
 // scenarioFunc builds a scenario's reply.
@@ -42,18 +45,24 @@ type scenarioFunc func(x *exchange) *reply
 // scenarios maps scenario names to their scripts. "fixture=FILE" is handled
 // apart, since its name carries an argument.
 var scenarios = map[string]scenarioFunc{
-	"text":             func(x *exchange) *reply { return x.textReply(x.greeting()) },
-	"echo":             echoScenario,
-	"tool":             toolScenario,
-	"parallel_tools":   parallelToolsScenario,
-	"reasoning":        reasoningScenario,
-	"long":             longScenario,
-	"agent":            agentScenario,
-	"error_400":        errorScenario(http.StatusBadRequest, "louter_mock scenario error_400: invalid request"),
-	"error_401":        errorScenario(http.StatusUnauthorized, "louter_mock scenario error_401: invalid API key"),
-	"error_429":        errorScenario(http.StatusTooManyRequests, "louter_mock scenario error_429: rate limit exceeded"),
-	"error_500":        errorScenario(http.StatusInternalServerError, "louter_mock scenario error_500: internal server error"),
-	"stream_error":     faultScenario(faultError),
+	"text":           func(x *exchange) *reply { return x.textReply(x.greeting()) },
+	"echo":           echoScenario,
+	"tool":           toolScenario,
+	"parallel_tools": parallelToolsScenario,
+	"reasoning":      reasoningScenario,
+	"long":           longScenario,
+	"agent":          agentScenario,
+	"error_400":      errorScenario(http.StatusBadRequest, "louter_mock scenario error_400: invalid request"),
+	"error_401":      errorScenario(http.StatusUnauthorized, "louter_mock scenario error_401: invalid API key"),
+	"error_429":      errorScenario(http.StatusTooManyRequests, "louter_mock scenario error_429: rate limit exceeded"),
+	"error_500":      errorScenario(http.StatusInternalServerError, "louter_mock scenario error_500: internal server error"),
+	"stream_error":   faultScenario(faultError),
+	"error_echo_key": echoKeyErrorScenario,
+	"stream_error_echo_key": func(x *exchange) *reply {
+		r := faultScenario(faultError)(x)
+		r.failErr = &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: echoKeyMessage(x)}
+		return r
+	},
 	"stream_cut":       faultScenario(faultCut),
 	"stream_malformed": faultScenario(faultMalformed),
 	"slow": func(x *exchange) *reply {
@@ -237,4 +246,29 @@ func messageText(m *translate.Message, skipReminders bool) string {
 		sb.WriteString(p.Text)
 	}
 	return sb.String()
+}
+
+// echoKeyErrorScenario answers 401 quoting the key it was sent, and the
+// address of a socket, as some OpenAI-compatible servers and gateways do:
+// what a proxy must not pass on to its clients.
+func echoKeyErrorScenario(x *exchange) *reply {
+	return &reply{err: &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Message: echoKeyMessage(x)}}
+}
+
+func echoKeyMessage(x *exchange) string {
+	return "Incorrect API key provided: " + x.credential + " (seen by 10.1.2.3:8443)"
+}
+
+// receivedCredential returns the API key a request carried, in any of the
+// four protocols' places.
+func receivedCredential(r *http.Request) string {
+	for _, h := range []string{"X-Api-Key", "X-Goog-Api-Key", "Api-Key"} {
+		if v := r.Header.Get(h); v != "" {
+			return v
+		}
+	}
+	if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return v
+	}
+	return r.URL.Query().Get("key")
 }

@@ -22,17 +22,35 @@ import (
 	_ "github.com/louter/louter/caddymodule/mock"
 )
 
-// Global options every test config starts with.
-const globals = `{
+// Global options every test config starts with; the log block is added by
+// globals.
+const globalOptions = `
 	admin off
 	auto_https off
 	persist_config off
 	skip_install_trust
-	log {
-		level ERROR
-	}
-}
 `
+
+// Options change what Start sets up around a test's Caddyfile.
+type Options struct {
+	// LogLevel is the level of Caddy's default logger. Default: ERROR.
+	LogLevel string
+	// LogFile, when set, receives the default logger's lines (JSON)
+	// instead of stderr, for tests that read what was logged.
+	LogFile string
+}
+
+func (o Options) globals() string {
+	level := o.LogLevel
+	if level == "" {
+		level = "ERROR"
+	}
+	out := ""
+	if o.LogFile != "" {
+		out = fmt.Sprintf("\t\toutput file %q\n\t\tformat json\n", o.LogFile)
+	}
+	return "{" + globalOptions + "\tlog {\n\t\tlevel " + level + "\n" + out + "\t}\n}\n"
+}
 
 // one config runs at a time in a process.
 var running sync.Mutex
@@ -62,6 +80,12 @@ func FreePorts(t testing.TB, n int) []int {
 // until the first port accepts connections.
 func Start(t testing.TB, caddyfile string) []int {
 	t.Helper()
+	return StartWith(t, Options{}, caddyfile)
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, opts Options, caddyfile string) []int {
+	t.Helper()
 	n := 0
 	for strings.Contains(caddyfile, fmt.Sprintf("{PORT%d}", n)) {
 		n++
@@ -71,7 +95,7 @@ func Start(t testing.TB, caddyfile string) []int {
 		caddyfile = strings.ReplaceAll(caddyfile, fmt.Sprintf("{PORT%d}", i), fmt.Sprint(p))
 	}
 	adapter := caddyconfig.GetAdapter("caddyfile")
-	cfg, warnings, err := adapter.Adapt([]byte(globals+caddyfile), nil)
+	cfg, warnings, err := adapter.Adapt([]byte(opts.globals()+caddyfile), nil)
 	if err != nil {
 		t.Fatalf("adapting Caddyfile: %v\n%s", err, caddyfile)
 	}

@@ -1,0 +1,152 @@
+package caddymodule
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+func TestScrubSecrets(t *testing.T) {
+	known := []string{"backend-secret-123", "short"}
+	tests := []struct{ in, want string }{
+		{"Incorrect API key provided: backend-secret-123.", "Incorrect API key provided: [redacted]."},
+		{"a short word stays", "a short word stays"}, // under minSecretLen
+		{"key sk-proj-AbC123_xyz-0987654321 is invalid", "key [redacted] is invalid"},
+		{"sk-ant-api03-abcdefghij-KLMNOP_qrs", "[redacted]"},
+		{"Incorrect API key provided: sk-1234567890abcdef", "Incorrect API key provided: [redacted]"},
+		{"API key not valid: AIzaSyA1234567890abcdefghijklmnopqrstu", "API key not valid: [redacted]"},
+		{"token ya29.a0AfH6SMBx-abc_def", "token [redacted]"},
+		{"got Authorization: Bearer eyJhbGciOi.J9.abc", "got Authorization: Bearer [redacted]"},
+		{"expected Bearer authentication", "expected Bearer authentication"}, // a word, not a token
+		{`fetching "https://x.googleapis.com/v1?alt=sse&key=qk123&b=1"`, `fetching "https://x.googleapis.com/v1?alt=sse&key=[redacted]&b=1"`},
+		{"dial tcp 10.0.3.7:8080: connection refused", "dial tcp [address]: connection refused"},
+		{"dial tcp [fd00::1]:443: refused", "dial tcp [address]: refused"},
+		{"version 1.2.3.4 and ratio 3:1 and task-list", "version 1.2.3.4 and ratio 3:1 and task-list"},
+		{"no secrets here", "no secrets here"},
+	}
+	for _, tt := range tests {
+		if got := string(scrubSecrets([]byte(tt.in), known)); got != tt.want {
+			t.Errorf("scrubSecrets(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestSecretWriter drives the writer as louter's responseWriter does, in
+// the pieces reverse_proxy writes.
+func TestSecretWriter(t *testing.T) {
+	const key = "backend-secret-123"
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		stream      bool
+		chunks      []string
+		want        string
+		wantLength  string // Content-Length sent, "" for none
+	}{
+		{
+			name: "error body held, scrubbed, length corrected", status: 401, contentType: "application/json",
+			chunks:     []string{`{"error":{"message":"bad key back`, `end-secret-123"}}`},
+			want:       `{"error":{"message":"bad key [redacted]"}}`,
+			wantLength: "42",
+		},
+		{
+			name: "stream: error lines scrubbed, a key cut between writes too", status: 200, contentType: "text/event-stream",
+			chunks: []string{"data: {\"text\":\"hi\"}\n\ndata: {\"error\":{\"message\":\"key backend-se", "cret-123 at 10.0.0.1:80\"}}\n\n"},
+			want:   "data: {\"text\":\"hi\"}\n\ndata: {\"error\":{\"message\":\"key [redacted] at [address]\"}}\n\n",
+		},
+		{
+			name: "stream: model text is never touched", status: 200, contentType: "text/event-stream; charset=utf-8",
+			chunks: []string{"data: {\"text\":\"use sk-abcdefghijklmnop and 10.0.0.1:80\"}\n\n"},
+			want:   "data: {\"text\":\"use sk-abcdefghijklmnop and 10.0.0.1:80\"}\n\n",
+		},
+		{
+			name: "gemini JSON array stream, last line without newline", status: 200, contentType: "application/json", stream: true,
+			chunks: []string{"[{\"a\":1},\r\n", "{\"error\":{\"message\":\"backend-secret-123\"}}]"},
+			want:   "[{\"a\":1},\r\n{\"error\":{\"message\":\"[redacted]\"}}]",
+		},
+		{
+			name: "successful JSON answer passes as is", status: 200, contentType: "application/json",
+			chunks: []string{`{"text":"backend-secret-123 sk-abcdefghijklmnop"}`},
+			want:   `{"text":"backend-secret-123 sk-abcdefghijklmnop"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			sw := newSecretWriter(rec, key)
+			sw.stream = tt.stream
+			sw.Header().Set("Content-Type", tt.contentType)
+			if tt.status >= 300 {
+				sw.Header().Set("Content-Length", "9") // stale, from upstream
+			}
+			sw.WriteHeader(tt.status)
+			for _, c := range tt.chunks {
+				if n, err := sw.Write([]byte(c)); n != len(c) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+				sw.Flush()
+			}
+			sw.close()
+			if rec.Code != tt.status || rec.Body.String() != tt.want {
+				t.Errorf("got %d %q\nwant %d %q", rec.Code, rec.Body.String(), tt.status, tt.want)
+			}
+			if got := rec.Header().Get("Content-Length"); tt.wantLength != "" && got != tt.wantLength {
+				t.Errorf("Content-Length %q, want %q", got, tt.wantLength)
+			}
+		})
+	}
+}
+
+// TestSecretWriterHoldsErrorStatus checks that a flush does not commit an
+// error's status before its body is scrubbed.
+func TestSecretWriterHoldsErrorStatus(t *testing.T) {
+	rec := httptest.NewRecorder()
+	sw := newSecretWriter(rec)
+	sw.WriteHeader(http.StatusTooManyRequests)
+	sw.Write([]byte(`{"error":{}}`))
+	sw.Flush()
+	if rec.Flushed || rec.Body.Len() != 0 {
+		t.Fatalf("flushed %v, body %q before close", rec.Flushed, rec.Body.String())
+	}
+	sw.close()
+	if rec.Code != http.StatusTooManyRequests || rec.Body.String() != `{"error":{}}` {
+		t.Errorf("got %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// BenchmarkSecretWriterStream is the scrubber's cost on a stream without
+// errors, one event per write and flush as reverse_proxy does, against the
+// same writes straight to the client.
+func BenchmarkSecretWriterStream(b *testing.B) {
+	events := benchOpenAIEvents()
+	n := 0
+	raw := make([][]byte, len(events))
+	for i, ev := range events {
+		n += len(ev)
+		raw[i] = []byte(ev)
+	}
+	for _, scrub := range []bool{false, true} {
+		b.Run(map[bool]string{false: "direct", true: "scrubbed"}[scrub], func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			rec := newFlushRecorder()
+			for b.Loop() {
+				rec.Body.Reset()
+				rec.flushedAt = rec.flushedAt[:0]
+				var w http.ResponseWriter = rec
+				sw := newSecretWriter(rec, "backend-secret-123", "client-secret-456")
+				if scrub {
+					w = sw
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				for _, ev := range raw {
+					w.Write(ev)
+					w.(http.Flusher).Flush()
+				}
+				sw.close()
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package caddymodule
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// maxScrubbedLine bounds what the secretWriter holds back: an error body,
+// or a stream line still waiting for its end. Past it the bytes go on as
+// they are; LLM errors and stream lines are far smaller.
+const maxScrubbedLine = 1 << 20
+
+// errorMarker is in every JSON error object of the four protocols, and in
+// their in-stream error events (Anthropic's "type":"error" event, OpenAI's
+// and Gemini's {"error": ...} chunks, Responses' error and response.failed
+// events). Model text cannot contain it unescaped.
+var errorMarker = []byte(`"error"`)
+
+// secretWriter sits between louter's responseWriter and the client and
+// scrubs secrets (secret_scrub.go) from every error the client gets, in
+// every client × backend pair, passthrough included:
+//
+//   - an error response (status >= 300) is held whole, scrubbed, and sent
+//     with its corrected Content-Length;
+//   - a stream (an event stream, or the JSON array of a Gemini stream) goes
+//     on line by line; a line carrying an error is scrubbed. A line is
+//     held back only until its end arrives, which an event's own framing
+//     brings with it;
+//   - a successful JSON answer is not touched.
+type secretWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+
+	known  []string // the backend's key and the client's key
+	stream bool     // the client asked for a stream
+
+	status int
+	mode   uint8
+	held   []byte // the error body, or the incomplete stream line
+	closed bool
+}
+
+const (
+	secretPass   uint8 = iota // not scrubbed
+	secretError               // the body is held and scrubbed at close
+	secretStream              // scrubbed line by line
+)
+
+func newSecretWriter(w http.ResponseWriter, known ...string) *secretWriter {
+	return &secretWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known}
+}
+
+// WriteHeader decides how the body is scrubbed. An error's status waits
+// for close, which knows the scrubbed length.
+func (sw *secretWriter) WriteHeader(status int) {
+	if status < 200 || sw.status != 0 {
+		sw.ResponseWriter.WriteHeader(status)
+		return
+	}
+	sw.status = status
+	ct := sw.Header().Get("Content-Type")
+	switch {
+	case status >= 300:
+		sw.mode = secretError
+		return
+	case isEventStream(ct), sw.stream && strings.HasPrefix(strings.ToLower(ct), "application/json"):
+		sw.mode = secretStream
+	}
+	sw.ResponseWriter.WriteHeader(status)
+}
+
+// Write implements http.ResponseWriter.
+func (sw *secretWriter) Write(p []byte) (int, error) {
+	if sw.status == 0 {
+		sw.WriteHeader(http.StatusOK)
+	}
+	switch sw.mode {
+	case secretError:
+		if len(sw.held)+len(p) <= maxScrubbedLine {
+			sw.held = append(sw.held, p...)
+			return len(p), nil
+		}
+		// Too large to be an API error: send what is held and the rest as
+		// it comes, as a body of unknown length.
+		sw.Header().Del("Content-Length")
+		sw.commitError(scrubSecrets(sw.held, sw.known))
+		sw.held, sw.mode = nil, secretPass
+		return sw.ResponseWriter.Write(p)
+	case secretStream:
+		return len(p), sw.writeLines(p)
+	}
+	return sw.ResponseWriter.Write(p)
+}
+
+// writeLines sends the complete lines of the held bytes and p, scrubbing
+// those that carry an error, and holds the incomplete last line back.
+func (sw *secretWriter) writeLines(p []byte) error {
+	data := p
+	if len(sw.held) > 0 {
+		data = append(sw.held, p...)
+	}
+	end := bytes.LastIndexByte(data, '\n') + 1
+	if end == 0 && len(data) > maxScrubbedLine {
+		end = len(data) // no line end in sight: let it go
+	}
+	var err error
+	if !bytes.Contains(data[:end], errorMarker) {
+		if end > 0 {
+			_, err = sw.ResponseWriter.Write(data[:end])
+		}
+	} else {
+		var out []byte
+		for line := range bytes.Lines(data[:end]) {
+			if bytes.Contains(line, errorMarker) {
+				line = scrubSecrets(line, sw.known)
+			}
+			out = append(out, line...)
+		}
+		_, err = sw.ResponseWriter.Write(out)
+	}
+	sw.held = append(sw.held[:0:0], data[end:]...)
+	return err
+}
+
+// commitError writes the held status with a body of the given bytes.
+func (sw *secretWriter) commitError(body []byte) {
+	if sw.Header().Get("Content-Length") != "" {
+		sw.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	sw.ResponseWriter.WriteHeader(sw.status)
+	_, _ = sw.ResponseWriter.Write(body)
+}
+
+// close sends what is still held: the scrubbed error response, or the last
+// stream line. The handler calls it once the response is complete.
+func (sw *secretWriter) close() {
+	if sw.closed {
+		return
+	}
+	sw.closed = true
+	switch sw.mode {
+	case secretError:
+		sw.commitError(scrubSecrets(sw.held, sw.known))
+	case secretStream:
+		if bytes.Contains(sw.held, errorMarker) {
+			sw.held = scrubSecrets(sw.held, sw.known)
+		}
+		if len(sw.held) > 0 {
+			_, _ = sw.ResponseWriter.Write(sw.held)
+		}
+	}
+	sw.held = nil
+}
+
+// FlushError flushes the client connection, except while an error body is
+// held: flushing would send a status before the body's length is known.
+func (sw *secretWriter) FlushError() error {
+	if sw.mode == secretError && !sw.closed {
+		return nil
+	}
+	return http.NewResponseController(sw.ResponseWriter).Flush()
+}
+
+// Flush implements http.Flusher.
+func (sw *secretWriter) Flush() { _ = sw.FlushError() }
+
+// ReadFrom sends what it reads through Write; the promoted
+// ResponseWriterWrapper.ReadFrom would skip the scrubbing.
+func (sw *secretWriter) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(writerOnly{sw}, r)
+}
+
+// Interface guards
+var (
+	_ http.ResponseWriter                       = (*secretWriter)(nil)
+	_ http.Flusher                              = (*secretWriter)(nil)
+	_ io.ReaderFrom                             = (*secretWriter)(nil)
+	_ interface{ Unwrap() http.ResponseWriter } = (*secretWriter)(nil)
+)
