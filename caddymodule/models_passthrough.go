@@ -39,12 +39,16 @@ func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, erro
 	req.Header = http.Header{"Accept": {"application/json"}}
 	key := b.apiKey
 	if b.PassClientAuth {
-		if c := clientCredential(r); c != "" {
+		if c := clientKey(r.Header, r.URL.RawQuery); c != "" {
 			key = c
 		}
 	}
+	var cred http.Header
 	if key != "" {
-		proto.setKey(req.Header, key)
+		// Through the credential transport, like a chat request, so
+		// reverse_proxy's logs never hold the key.
+		cred = make(http.Header, 1)
+		proto.setKey(cred, key)
 	}
 	proto.prepare(req.Header)
 	setBackendPath(req.URL, b.basePath, "/models")
@@ -52,7 +56,7 @@ func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, erro
 	req.RequestURI = req.URL.RequestURI()
 
 	cw := &captureWriter{header: http.Header{}}
-	err := b.upstream.ServeHTTP(cw, req, nopNext)
+	err := b.upstream.ServeHTTP(cw, b.attachCredential(req, cred), nopNext)
 	switch {
 	case cw.status == 0 && err != nil:
 		return nil, err

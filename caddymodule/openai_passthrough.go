@@ -53,19 +53,23 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 		return l.reject(w, client, te)
 	}
 	stream := gjson.GetBytes(body, "stream").Bool()
-	rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: stream, passthrough: true})
+	// Errors are scrubbed of keys here too (secret_writer.go).
+	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
+	sw.stream = stream
+	defer sw.close()
+	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: stream, passthrough: true})
 	// rewriteRequest points at the chat endpoint; this one is another.
 	setBackendPath(r.URL, b.basePath, endpoint)
 	r.RequestURI = r.URL.RequestURI()
 
-	tw := &writeTracker{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
-	uerr := b.upstream.ServeHTTP(tw, r, nopNext)
+	tw := &writeTracker{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: sw}}
+	uerr := b.upstream.ServeHTTP(tw, b.attachCredential(r, cred), nopNext)
 	if !tw.wrote {
 		if uerr == nil {
 			uerr = fmt.Errorf("the upstream handler wrote no response")
 		}
 		l.logger.Error("backend request failed", zap.String("backend", b.name), zap.Error(uerr))
-		return l.reject(w, client, upstreamError(uerr, b.name))
+		return l.reject(sw, client, upstreamError(uerr, b.name))
 	}
 	return nil
 }
