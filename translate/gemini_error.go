@@ -26,7 +26,7 @@ func (geminiCodec) DecodeError(status int, body []byte) *Error {
 	if msg := oaiSnippetN(body, 2048); msg != "" {
 		e.Message = msg
 	}
-	return e
+	return overflowFrom(e, gjson.Result{}, "")
 }
 
 // geminiErrorFromBody reads an error envelope; status 0 means the HTTP
@@ -55,7 +55,7 @@ func geminiErrorFromBody(status int, root gjson.Result) *Error {
 	} else if m := root.Get("error"); m.Type == gjson.String {
 		e.Message = m.Str
 	}
-	return e
+	return overflowFrom(e, obj, "")
 }
 
 // geminiNewError builds an error from the HTTP status (0 if unknown), the
@@ -134,6 +134,7 @@ func (geminiCodec) EncodeError(e *Error) []byte { return geminiAppendError(nil, 
 // geminiAppendError appends {"error":{"code","message","status"}}; the code
 // is the HTTP status the error is answered with.
 func geminiAppendError(b []byte, e *Error) []byte {
+	e = e.forClient(ProtocolGemini)
 	status := e.Status
 	if status < 400 {
 		status = StatusForKind(e.Kind)
