@@ -132,7 +132,8 @@ func geminiStatusName(k ErrorKind) string {
 func (geminiCodec) EncodeError(e *Error) []byte { return geminiAppendError(nil, e) }
 
 // geminiAppendError appends {"error":{"code","message","status"}}; the code
-// is the HTTP status the error is answered with.
+// is the HTTP status the error is answered with. An invalid request that
+// names its field also carries the field in "details".
 func geminiAppendError(b []byte, e *Error) []byte {
 	e = e.forClient(ProtocolGemini)
 	status := e.Status
@@ -145,5 +146,14 @@ func geminiAppendError(b []byte, e *Error) []byte {
 	b = appendJSONString(b, e.Message)
 	b = append(b, `,"status":`...)
 	b = appendJSONString(b, geminiStatusName(e.Kind))
+	if e.Param != "" && e.Kind == ErrInvalidRequest {
+		// Gemini names the offending field in a google.rpc.BadRequest
+		// detail, in the snake_case its messages quote.
+		b = append(b, `,"details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":`...)
+		b = appendJSONString(b, geminiSnake(e.Param))
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, e.Message)
+		b = append(b, "}]}]"...)
+	}
 	return append(b, "}}"...)
 }
