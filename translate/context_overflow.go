@@ -172,3 +172,19 @@ func anthOverflowMessage(upstream string, n, m int) string {
 	}
 	return "prompt is too long: " + strconv.Itoa(n) + " tokens > " + strconv.Itoa(m) + " maximum"
 }
+
+// OverflowWordedFor reports whether e, an overflow decoded from a backend
+// of protocol p, already says so as p's clients expect: an error passed on
+// untranslated then needs no rewording. It is false for any other error.
+func (e *Error) OverflowWordedFor(p Protocol) bool {
+	if e == nil || e.Kind != ErrContextOverflow {
+		return false
+	}
+	switch p {
+	case ProtocolAnthropic:
+		return strings.HasPrefix(e.Message, "prompt is too long")
+	case ProtocolGemini:
+		return strings.Contains(e.Message, "input token count")
+	}
+	return e.Code == "context_length_exceeded"
+}

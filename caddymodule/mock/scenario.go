@@ -34,6 +34,8 @@ type exchange struct {
 	jsonArray bool
 	// dialect is how an OpenAI Chat answer is written.
 	dialect dialect
+	// overflowWording is the X-Mock-Overflow header (overflow.go).
+	overflowWording string
 }
 
 // scenarioFunc builds a scenario's reply.
