@@ -85,7 +85,7 @@ func (x *exchange) overflowReply(midstream bool) *reply {
 	}
 	w, ok := overflowWordings[name]
 	if !ok || w.protocol != x.spec.protocol {
-		return &reply{err: translate.BadRequest(fmt.Sprintf("louter_mock: %s %q is not a %s server (known: %s)", OverflowHeader, name, x.spec.protocol, strings.Join(overflowNames(), ", ")))}
+		return &reply{err: translate.BadRequest(fmt.Sprintf("louter_mock: %s %q is no wording of protocol %s (known: %s)", OverflowHeader, name, x.spec.protocol, strings.Join(overflowNames(), ", ")))}
 	}
 	if !midstream || !x.req.Stream || x.jsonArray {
 		return &reply{raw: &rawError{status: http.StatusBadRequest, body: []byte(w.body)}}
