@@ -78,7 +78,7 @@ func (r numRule) check(v gjson.Result) (float64, numProblem) {
 	return f, numOK
 }
 
-// want reports whether v has the JSON type w.
+// match reports whether v has the JSON type w.
 func (w jsonWant) match(v gjson.Result) bool {
 	switch w {
 	case wantBool:
