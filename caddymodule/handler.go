@@ -46,9 +46,15 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !gjson.ValidBytes(body) {
 		return l.reject(w, client, translate.BadRequest("louter: the request body is not valid JSON"))
 	}
+	// One scan over the top-level members, for both paths: it finds the
+	// members louter routes by and refuses duplicates of them.
+	top, te := translate.ScanTopLevel(ep.protocol, body)
+	if te != nil {
+		return l.reject(w, client, te)
+	}
 	model := pathModel
 	if model == "" {
-		m := gjson.GetBytes(body, "model")
+		m := top.Model
 		if m.Type != gjson.String || m.Str == "" {
 			return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"})
 		}
@@ -88,14 +94,13 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		}
 	}
 
-	var te *translate.Error
 	if rw.passthrough {
 		bodyBackendModel := backendModel
 		if pathModel != "" {
 			bodyBackendModel = model // the model is in the path: renamed there, not in the body
 		}
 		body, te = passthroughBody(body, model, bodyBackendModel, b.MaxTokens)
-		rw.wantStream = gjson.GetBytes(body, "stream").Bool()
+		rw.wantStream = top.Stream.Type == gjson.True
 		if urlStream != nil {
 			rw.wantStream = *urlStream
 		}

@@ -30,6 +30,7 @@ const (
 	modeUnset        writeMode = iota
 	modePass                   // same protocol: bytes and flushes straight through
 	modePassSSE                // same protocol, a 2xx stream: straight through, observed so a cut stream can be told from a finished one
+	modePassError              // same protocol, status >= 400: held, passed on at finish (passthrough_error.go)
 	modeError                  // status >= 300: buffered, translated at finish
 	modeStream                 // 2xx stream for a stream client: transcoded write by write
 	modeJSON                   // 2xx JSON for a JSON client: buffered, translated at finish
@@ -102,6 +103,10 @@ func (rw *responseWriter) WriteHeader(status int) {
 	sse := status < 300 && isEventStream(rw.header.Get("Content-Type"))
 
 	if rw.passthrough {
+		if status >= 400 {
+			rw.mode = modePassError
+			return
+		}
 		if sse {
 			rw.mode = modePassSSE
 			rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, rw.out)
@@ -153,6 +158,8 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modePassSSE:
 		rw.tc.Write(p) // observe only; the bytes pass as they are
 		return rw.writeClient(p)
+	case modePassError:
+		return rw.bufferPassError(p)
 	case modeStream:
 		if out := rw.tc.Write(p); len(out) > 0 {
 			if _, err := rw.writeClient(out); err != nil {
@@ -237,6 +244,8 @@ func (rw *responseWriter) finish() {
 	switch rw.mode {
 	case modePass, modePassSSE:
 		rw.copyTrailers()
+	case modePassError:
+		rw.finishPassError()
 	case modeStream:
 		if tail := rw.tc.Close(); len(tail) > 0 && rw.clientErr == nil {
 			if _, err := rw.writeClient(tail); err == nil {
@@ -308,7 +317,7 @@ func (rw *responseWriter) abort() bool {
 	case modeStreamToJSON:
 		rw.tc.Fail(midStream) // the accumulator ends with it
 		rw.finish()
-	case modeError:
+	case modeError, modePassError:
 		rw.finish() // the status and what arrived of the message are still worth passing on
 	case modeJSON, modeJSONToStream:
 		rw.finished = true

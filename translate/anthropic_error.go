@@ -47,9 +47,10 @@ func (anthropicCodec) DecodeError(status int, body []byte) *Error {
 	e := &Error{Status: status}
 	body = bytes.TrimSpace(body)
 	var typ string
+	var errv gjson.Result
 	if gjson.ValidBytes(body) {
 		root := gjson.ParseBytes(body)
-		errv := root.Get("error")
+		errv = root.Get("error")
 		switch {
 		case errv.IsObject():
 			// error.type names a kind only in Anthropic's own envelope:
@@ -102,7 +103,7 @@ func (anthropicCodec) DecodeError(status int, body []byte) *Error {
 			e.Message = "upstream error"
 		}
 	}
-	return e
+	return overflowFrom(e, errv, errv.Get("type").Str)
 }
 
 // anthTruncate cuts s to anthMaxErrorMessage bytes on a rune boundary.
@@ -129,6 +130,7 @@ func anthErrorType(e *Error) string {
 // appendAnthError appends {"type":"error","error":{"type","message"}}, the
 // body of an error response and the data of an in-stream error event.
 func appendAnthError(dst []byte, e *Error) []byte {
+	e = e.forClient(ProtocolAnthropic)
 	dst = append(dst, `{"type":"error","error":{"type":`...)
 	dst = appendJSONString(dst, anthErrorType(e))
 	dst = append(dst, `,"message":`...)

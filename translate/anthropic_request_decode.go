@@ -129,43 +129,65 @@ func (d *anthRequestDecoder) field(key string, v gjson.Result) *Error {
 		req.Model = v.Str
 	case "messages":
 		if !v.IsArray() {
-			return anthBadParam("messages", "messages: must be an array")
+			return anthInvalidType("messages", wantArray)
 		}
 		d.sawMessages = true
+		if !v.Get("0").Exists() {
+			return anthBadParam("messages", "messages: at least one message is required")
+		}
 		return d.messages(v)
 	case "system":
 		return d.system(v)
 	case "max_tokens":
-		if v.Type == gjson.Number {
-			req.MaxTokens = int(v.Int())
-		} else {
-			req.Drop("max_tokens", "not a number")
+		n, err := anthNum(key, ruleMaxTokens, v)
+		if err != nil {
+			return err
 		}
+		req.MaxTokens = int(n)
 	case "temperature":
-		if v.Type == gjson.Number {
-			f := v.Float()
-			req.Temperature = &f
+		f, err := anthNum(key, ruleUnit, v)
+		if err != nil {
+			return err
 		}
+		req.Temperature = &f
 	case "top_p":
-		if v.Type == gjson.Number {
-			f := v.Float()
-			req.TopP = &f
+		f, err := anthNum(key, ruleUnit, v)
+		if err != nil {
+			return err
 		}
+		req.TopP = &f
 	case "top_k":
-		if v.Type == gjson.Number {
-			n := int(v.Int())
-			req.TopK = &n
+		f, err := anthNum(key, ruleCount, v)
+		if err != nil {
+			return err
 		}
+		n := int(f)
+		req.TopK = &n
 	case "stop_sequences":
+		if !v.IsArray() {
+			return anthInvalidType(key, wantArray)
+		}
+		var err *Error
+		i := 0
 		v.ForEach(func(_, s gjson.Result) bool {
-			if s.Type == gjson.String {
-				req.StopSequences = append(req.StopSequences, s.Str)
+			if s.Type != gjson.String {
+				err = anthInvalidType("stop_sequences."+strconv.Itoa(i), wantString)
+				return false
 			}
+			req.StopSequences = append(req.StopSequences, s.Str)
+			i++
 			return true
 		})
+		return err
 	case "stream":
+		if !wantBool.match(v) {
+			return anthInvalidType(key, wantBool)
+		}
 		req.Stream = v.Type == gjson.True
 	case "metadata":
+		if !v.IsObject() {
+			return anthInvalidType(key, wantObject)
+		}
 		v.ForEach(func(k, m gjson.Result) bool {
 			if k.Str == "user_id" && m.Type == gjson.String {
 				req.User = m.Str
@@ -176,12 +198,19 @@ func (d *anthRequestDecoder) field(key string, v gjson.Result) *Error {
 		})
 	case "tools":
 		return d.tools(v)
-	case "tool_choice":
-		d.toolChoice(v)
-	case "thinking":
-		d.thinking(v)
-	case "output_config":
-		d.outputConfig(v)
+	case "tool_choice", "thinking", "output_config":
+		// Objects by the API's schema; what is inside is read leniently.
+		if !v.IsObject() {
+			return anthInvalidType(key, wantObject)
+		}
+		switch key {
+		case "tool_choice":
+			d.toolChoice(v)
+		case "thinking":
+			d.thinking(v)
+		default:
+			d.outputConfig(v)
+		}
 	case "context_management":
 		req.Drop(key, "Anthropic context editing has no equivalent elsewhere")
 	case "cache_control":
@@ -212,7 +241,7 @@ func (d *anthRequestDecoder) system(v gjson.Result) *Error {
 		}
 		d.req.System = d.textOnly(parts, "system")
 	default:
-		d.req.Drop("system", "not a string or an array of text blocks")
+		return anthInvalidType("system", wantStringOrArray)
 	}
 	return nil
 }
@@ -548,8 +577,7 @@ func (d *anthRequestDecoder) media(kind string, src gjson.Result) *Media {
 // Anthropic's side and cannot be offered to another backend.
 func (d *anthRequestDecoder) tools(v gjson.Result) *Error {
 	if !v.IsArray() {
-		d.req.Drop("tools", "not an array")
-		return nil
+		return anthInvalidType("tools", wantArray)
 	}
 	var err *Error
 	i := 0

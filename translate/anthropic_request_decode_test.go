@@ -230,7 +230,7 @@ func TestAnthropicDecodeRequestVariants(t *testing.T) {
 		},
 		{
 			name: "thinking disabled, tool choice none and any, nulls ignored",
-			body: `{"model":"m","messages":[],"thinking":{"type":"disabled"},"tool_choice":{"type":"any"},"temperature":null,"system":null,"metadata":{"user_id":null}}`,
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"thinking":{"type":"disabled"},"tool_choice":{"type":"any"},"temperature":null,"system":null,"metadata":{"user_id":null}}`,
 			check: func(t *testing.T, r *Request) {
 				if r.Reasoning == nil || r.Reasoning.Mode != ReasoningDisabled || r.ToolChoice.Mode != ToolChoiceRequired ||
 					r.Temperature != nil || r.ParallelToolCalls != nil || len(r.Dropped) != 0 {
@@ -240,7 +240,7 @@ func TestAnthropicDecodeRequestVariants(t *testing.T) {
 		},
 		{
 			name: "output_config before thinking",
-			body: `{"model":"m","messages":[],"output_config":{"effort":"low"},"thinking":{"type":"enabled","budget_tokens":2000}}`,
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"output_config":{"effort":"low"},"thinking":{"type":"enabled","budget_tokens":2000}}`,
 			check: func(t *testing.T, r *Request) {
 				if r.Reasoning == nil || *r.Reasoning != (Reasoning{Mode: ReasoningEnabled, BudgetTokens: 2000, Effort: "low"}) {
 					t.Errorf("reasoning = %+v", r.Reasoning)
@@ -258,7 +258,7 @@ func TestAnthropicDecodeRequestVariants(t *testing.T) {
 		},
 		{
 			name: "unknown tool_choice and thinking types are dropped",
-			body: `{"model":"m","messages":[],"tool_choice":{"type":"maybe"},"thinking":{"type":"deep"}}`,
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"maybe"},"thinking":{"type":"deep"}}`,
 			check: func(t *testing.T, r *Request) {
 				if r.ToolChoice != nil || r.Reasoning != nil || len(r.Dropped) != 2 {
 					t.Errorf("got %+v", r)
@@ -279,10 +279,10 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 	}{
 		{"invalid JSON", `{"model":`, ""},
 		{"not an object", `[1,2]`, ""},
-		{"missing model", `{"messages":[]}`, "model"},
-		{"empty model", `{"model":"","messages":[]}`, "model"},
-		{"model not a string", `{"model":42,"messages":[]}`, "model"},
-		{"model null", `{"model":null,"messages":[]}`, "model"},
+		{"missing model", `{"messages":[{"role":"user","content":"x"}]}`, "model"},
+		{"empty model", `{"model":"","messages":[{"role":"user","content":"x"}]}`, "model"},
+		{"model not a string", `{"model":42,"messages":[{"role":"user","content":"x"}]}`, "model"},
+		{"model null", `{"model":null,"messages":[{"role":"user","content":"x"}]}`, "model"},
 		{"missing messages", `{"model":"m"}`, "messages"},
 		{"messages not an array", `{"model":"m","messages":{"role":"user"}}`, "messages"},
 		{"message not an object", `{"model":"m","messages":["hi"]}`, "messages.0"},
@@ -294,9 +294,9 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"tool_use without id", `{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"tool_use","name":"n","input":{}}]}]}`, "messages.1.content.0.id"},
 		{"tool_use without name", `{"model":"m","messages":[{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t","input":{}}]}]}`, "messages.0.content.1.name"},
 		{"tool_result without tool_use_id", `{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","content":"x"}]}]}`, "messages.0.content.0.tool_use_id"},
-		{"tool without name", `{"model":"m","messages":[],"tools":[{"input_schema":{}}]}`, "tools.0.name"},
-		{"custom tool with empty name", `{"model":"m","messages":[],"tools":[{"name":"a"},{"type":"custom","name":""}]}`, "tools.1.name"},
-		{"tool not an object", `{"model":"m","messages":[],"tools":["x"]}`, "tools.0"},
+		{"tool without name", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"input_schema":{}}]}`, "tools.0.name"},
+		{"custom tool with empty name", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"name":"a"},{"type":"custom","name":""}]}`, "tools.1.name"},
+		{"tool not an object", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":["x"]}`, "tools.0"},
 		{"content nested too deeply", `{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"document","source":{"type":"content","content":[{"type":"document","source":{"type":"content","content":[{"type":"text","text":"x"}]}}]}}]}]}]}`, "messages.0.content.0.content.0.source.content.0.source.content"},
 	}
 	for _, tt := range tests {

@@ -18,6 +18,11 @@ const (
 	ErrAPI             ErrorKind = "api_error"
 	ErrOverloaded      ErrorKind = "overloaded"
 	ErrTimeout         ErrorKind = "timeout"
+	// ErrContextOverflow is an invalid request whose prompt does not fit
+	// the model's context window. Agents react to it by compacting the
+	// conversation, so each codec words it as its own provider does
+	// (context_overflow.go).
+	ErrContextOverflow ErrorKind = "context_overflow"
 )
 
 // Error is an error in the IR: an upstream error decoded from any protocol,
@@ -31,6 +36,10 @@ type Error struct {
 	Code string
 	// Param names the offending request field when known.
 	Param string
+	// PromptTokens and ContextLimit are the prompt's size and the model's
+	// context window in tokens, for an ErrContextOverflow; 0 when the
+	// upstream did not say.
+	PromptTokens, ContextLimit int
 }
 
 func (e *Error) Error() string { return string(e.Kind) + ": " + e.Message }
@@ -67,7 +76,7 @@ func KindForStatus(status int) ErrorKind {
 // arrive without one (in-stream errors).
 func StatusForKind(k ErrorKind) int {
 	switch k {
-	case ErrInvalidRequest:
+	case ErrInvalidRequest, ErrContextOverflow:
 		return http.StatusBadRequest
 	case ErrAuthentication:
 		return http.StatusUnauthorized

@@ -26,7 +26,7 @@ func (geminiCodec) DecodeError(status int, body []byte) *Error {
 	if msg := oaiSnippetN(body, 2048); msg != "" {
 		e.Message = msg
 	}
-	return e
+	return overflowFrom(e, gjson.Result{}, "")
 }
 
 // geminiErrorFromBody reads an error envelope; status 0 means the HTTP
@@ -55,7 +55,7 @@ func geminiErrorFromBody(status int, root gjson.Result) *Error {
 	} else if m := root.Get("error"); m.Type == gjson.String {
 		e.Message = m.Str
 	}
-	return e
+	return overflowFrom(e, obj, "")
 }
 
 // geminiNewError builds an error from the HTTP status (0 if unknown), the
@@ -132,8 +132,10 @@ func geminiStatusName(k ErrorKind) string {
 func (geminiCodec) EncodeError(e *Error) []byte { return geminiAppendError(nil, e) }
 
 // geminiAppendError appends {"error":{"code","message","status"}}; the code
-// is the HTTP status the error is answered with.
+// is the HTTP status the error is answered with. An invalid request that
+// names its field also carries the field in "details".
 func geminiAppendError(b []byte, e *Error) []byte {
+	e = e.forClient(ProtocolGemini)
 	status := e.Status
 	if status < 400 {
 		status = StatusForKind(e.Kind)
@@ -144,5 +146,14 @@ func geminiAppendError(b []byte, e *Error) []byte {
 	b = appendJSONString(b, e.Message)
 	b = append(b, `,"status":`...)
 	b = appendJSONString(b, geminiStatusName(e.Kind))
+	if e.Param != "" && e.Kind == ErrInvalidRequest {
+		// Gemini names the offending field in a google.rpc.BadRequest
+		// detail, in the snake_case its messages quote.
+		b = append(b, `,"details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":`...)
+		b = appendJSONString(b, geminiSnake(e.Param))
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, e.Message)
+		b = append(b, "}]}]"...)
+	}
 	return append(b, "}}"...)
 }

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,8 @@ type geminiRequestDecoder struct {
 	// for responses that carry no id.
 	calls   map[string]geminiCallRef
 	pending []geminiCallRef
+	// sawContents is whether the request has a non-empty contents array.
+	sawContents bool
 }
 
 type geminiCallRef struct {
@@ -92,6 +95,9 @@ func (d *geminiRequestDecoder) decode(root gjson.Result) *Error {
 		err = d.field(geminiCamel(k.Str), v)
 		return err == nil
 	})
+	if err == nil && !d.sawContents {
+		err = geminiBadRequest("contents", "* GenerateContentRequest.contents: contents is not specified")
+	}
 	return err
 }
 
@@ -99,22 +105,30 @@ func (d *geminiRequestDecoder) field(key string, v gjson.Result) *Error {
 	req := d.req
 	switch key {
 	case "model":
-		if v.Type == gjson.String {
+		switch v.Type {
+		case gjson.String:
 			req.Model = geminiModelName(v.Str)
+		case gjson.Null:
+		default:
+			return geminiInvalidType("model", wantString, v)
 		}
 	case "contents":
 		if !v.IsArray() {
-			return geminiBadRequest("contents", "contents: must be an array")
+			return geminiInvalidType("contents", wantArray, v)
 		}
+		d.sawContents = v.Get("0").Exists()
 		return d.contents(v)
 	case "systemInstruction":
 		return d.system(v)
 	case "tools":
 		return d.tools(v)
-	case "toolConfig":
-		return d.toolConfig(v)
 	case "generationConfig":
 		return d.generationConfig(v)
+	case "toolConfig":
+		if v.Type != gjson.Null && !v.IsObject() {
+			return geminiInvalidType(key, wantObject, v)
+		}
+		return d.toolConfig(v)
 	default:
 		if reason, ok := geminiDroppedFields[key]; ok && v.Type != gjson.Null {
 			req.Drop(key, reason)
@@ -150,7 +164,7 @@ func (d *geminiRequestDecoder) system(v gjson.Result) *Error {
 		})
 		return err
 	default:
-		return geminiBadRequest("systemInstruction", "systemInstruction: must be a Content object")
+		return geminiInvalidType("systemInstruction", wantObject, v)
 	}
 	return nil
 }
@@ -401,7 +415,7 @@ func (d *geminiRequestDecoder) tools(v gjson.Result) *Error {
 		return nil
 	}
 	if !v.IsArray() {
-		return geminiBadRequest("tools", "tools: must be an array")
+		return geminiInvalidType("tools", wantArray, v)
 	}
 	var err *Error
 	v.ForEach(func(_, t gjson.Result) bool {
@@ -477,7 +491,7 @@ func (d *geminiRequestDecoder) generationConfig(v gjson.Result) *Error {
 		return nil
 	}
 	if !v.IsObject() {
-		return geminiBadRequest("generationConfig", "generationConfig: must be an object")
+		return geminiInvalidType("generationConfig", wantObject, v)
 	}
 	req := d.req
 	var mime string
@@ -488,39 +502,61 @@ func (d *geminiRequestDecoder) generationConfig(v gjson.Result) *Error {
 		if x.Type == gjson.Null {
 			return true
 		}
+		path := "generationConfig." + key
+		var f float64
 		switch key {
 		case "stopSequences":
+			if !x.IsArray() {
+				err = geminiInvalidType(path, wantArray, x)
+				break
+			}
 			x.ForEach(func(_, s gjson.Result) bool {
-				if s.Type == gjson.String {
-					req.StopSequences = append(req.StopSequences, s.Str)
+				if s.Type != gjson.String {
+					err = geminiInvalidType(path, wantString, s)
+					return false
 				}
+				req.StopSequences = append(req.StopSequences, s.Str)
 				return true
 			})
 		case "maxOutputTokens":
-			req.MaxTokens = int(x.Int())
+			if f, err = geminiNum(path, ruleMaxTokens, x); err == nil {
+				req.MaxTokens = int(f)
+			}
 		case "temperature":
-			f := x.Float()
-			req.Temperature = &f
+			if f, err = geminiNum(path, ruleTemp2, x); err == nil {
+				req.Temperature = &f
+			}
 		case "topP":
-			f := x.Float()
-			req.TopP = &f
+			if f, err = geminiNum(path, ruleUnit, x); err == nil {
+				req.TopP = &f
+			}
 		case "topK":
-			n := int(x.Float())
-			req.TopK = &n
+			// A float in the genai SDKs, an int32 in the API's proto.
+			if f, err = geminiNum(path, ruleNonNegReal, x); err == nil {
+				n := int(f)
+				req.TopK = &n
+			}
 		case "seed":
-			n := x.Int()
-			req.Seed = &n
+			if _, err = geminiNum(path, numRule{integer: true, min: math.MinInt32, max: math.MaxInt32}, x); err == nil {
+				n := x.Int()
+				req.Seed = &n
+			}
 		case "presencePenalty":
-			f := x.Float()
-			req.PresencePenalty = &f
+			if f, err = geminiNum(path, ruleAnyReal, x); err == nil {
+				req.PresencePenalty = &f
+			}
 		case "frequencyPenalty":
-			f := x.Float()
-			req.FrequencyPenalty = &f
+			if f, err = geminiNum(path, ruleAnyReal, x); err == nil {
+				req.FrequencyPenalty = &f
+			}
 		case "candidateCount":
-			if x.Int() > 1 {
-				err = geminiBadRequest("generationConfig.candidateCount", "candidateCount > 1 is not supported")
+			if f, err = geminiNum(path, numRule{integer: true, min: 1, max: math.MaxInt32}, x); err == nil && f > 1 {
+				err = geminiBadRequest(path, "candidateCount > 1 is not supported")
 			}
 		case "responseMimeType":
+			if x.Type != gjson.String {
+				err = geminiInvalidType(path, wantString, x)
+			}
 			mime = x.Str
 		case "responseSchema", "responseJsonSchema":
 			schema = x

@@ -23,7 +23,7 @@ func (openAIChatCodec) DecodeError(status int, body []byte) *Error {
 	if msg := oaiSnippetN(body, 2048); msg != "" {
 		e.Message = msg
 	}
-	return e
+	return overflowFrom(e, gjson.Result{}, "")
 }
 
 // oaiErrorFromBody reads an error from a JSON object: a whole error body, or
@@ -73,7 +73,7 @@ func oaiErrorFromBody(status int, root gjson.Result) *Error {
 	if p := obj.Get("param"); p.Type == gjson.String {
 		e.Param = p.Str
 	}
-	return e
+	return overflowFrom(e, obj, typ)
 }
 
 // oaiNewError builds an error from an HTTP status (0 if unknown) and the
@@ -164,6 +164,7 @@ func (openAIChatCodec) EncodeError(e *Error) []byte {
 // oaiAppendError appends {"error":{"message","type","param","code"}}. An
 // upstream code, when the error carries one, wins over the kind's default.
 func oaiAppendError(b []byte, e *Error) []byte {
+	e = e.forClient(ProtocolOpenAIChat)
 	typ, code := oaiErrorTypeCode(e.Kind)
 	if e.Code != "" {
 		code = e.Code

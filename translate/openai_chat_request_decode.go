@@ -83,7 +83,7 @@ func (d *oaiRequestDecoder) decode(root gjson.Result) *Error {
 	case !messages.Exists() || messages.Type == gjson.Null:
 		return oaiBadRequest("messages", "messages: field is required")
 	case !messages.IsArray():
-		return oaiBadRequest("messages", "messages: must be an array")
+		return oaiInvalidType("messages", wantArray, messages)
 	}
 	if err := d.messages(messages); err != nil {
 		return err
@@ -131,41 +131,45 @@ func (d *oaiRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "max_tokens":
 		d.maxTokens, err = oaiMaxTokens(v, key)
 	case "temperature":
-		req.Temperature, err = oaiFloat(v, key)
+		req.Temperature, err = oaiFloat(v, key, ruleTemp2)
 	case "top_p":
-		req.TopP, err = oaiFloat(v, key)
+		req.TopP, err = oaiFloat(v, key, ruleUnit)
 	case "presence_penalty":
-		req.PresencePenalty, err = oaiFloat(v, key)
+		req.PresencePenalty, err = oaiFloat(v, key, rulePenalty)
 	case "frequency_penalty":
-		req.FrequencyPenalty, err = oaiFloat(v, key)
+		req.FrequencyPenalty, err = oaiFloat(v, key, rulePenalty)
 	case "seed":
 		if v.Type == gjson.Null {
 			break
 		}
-		if v.Type != gjson.Number {
-			return oaiBadRequest(key, "%s: must be an integer", key)
+		if _, err = oaiNum(key, ruleSeed, v); err != nil {
+			return err
 		}
 		n := v.Int()
 		req.Seed = &n
 	case "top_k":
 		// Not in OpenAI's spec, but vLLM and llama-server accept it and
-		// clients of those servers send it.
+		// clients of those servers send it (-1: no limit, in vLLM).
 		if v.Type == gjson.Null {
 			break
 		}
-		if v.Type != gjson.Number {
-			return oaiBadRequest(key, "%s: must be an integer", key)
+		f, err := oaiNum(key, numRule{integer: true, min: -1, max: ruleCount.max}, v)
+		if err != nil {
+			return err
 		}
-		n := int(v.Int())
-		req.TopK = &n
+		if f >= 0 {
+			n := int(f)
+			req.TopK = &n
+		}
 	case "n":
 		if v.Type == gjson.Null {
 			break
 		}
-		if v.Type != gjson.Number {
-			return oaiBadRequest(key, "n: must be an integer")
+		f, err := oaiNum(key, numRule{integer: true, min: 1, max: ruleCount.max}, v)
+		if err != nil {
+			return err
 		}
-		if v.Int() > 1 {
+		if f > 1 {
 			return oaiBadRequest(key, "n > 1 is not supported")
 		}
 	case "stop":
@@ -236,18 +240,19 @@ func oaiBool(v gjson.Result, field string) (*bool, *Error) {
 		b := v.Type == gjson.True
 		return &b, nil
 	}
-	return nil, oaiBadRequest(field, "%s: must be a boolean", field)
+	return nil, oaiInvalidType(field, wantBool, v)
 }
 
-func oaiFloat(v gjson.Result, field string) (*float64, *Error) {
-	switch v.Type {
-	case gjson.Null:
+// oaiFloat reads a number field in the range r; null is "not given".
+func oaiFloat(v gjson.Result, field string, r numRule) (*float64, *Error) {
+	if v.Type == gjson.Null {
 		return nil, nil
-	case gjson.Number:
-		f := v.Num
-		return &f, nil
 	}
-	return nil, oaiBadRequest(field, "%s: must be a number", field)
+	f, err := oaiNum(field, r, v)
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
 }
 
 func oaiString(v gjson.Result, field string) (string, *Error) {
@@ -257,19 +262,16 @@ func oaiString(v gjson.Result, field string) (string, *Error) {
 	case gjson.String:
 		return v.Str, nil
 	}
-	return "", oaiBadRequest(field, "%s: must be a string", field)
+	return "", oaiInvalidType(field, wantString, v)
 }
 
+// oaiMaxTokens reads a token limit; null is "not given".
 func oaiMaxTokens(v gjson.Result, field string) (int, *Error) {
-	switch v.Type {
-	case gjson.Null:
+	if v.Type == gjson.Null {
 		return 0, nil
-	case gjson.Number:
-		if n := v.Int(); n >= 0 && float64(n) == v.Num {
-			return int(n), nil
-		}
 	}
-	return 0, oaiBadRequest(field, "%s: must be a non-negative integer", field)
+	f, err := oaiNum(field, ruleMaxTokens, v)
+	return int(f), err
 }
 
 func (d *oaiRequestDecoder) stop(v gjson.Result) *Error {
@@ -337,7 +339,7 @@ func (d *oaiRequestDecoder) tools(v gjson.Result) *Error {
 		return nil
 	}
 	if !v.IsArray() {
-		return oaiBadRequest("tools", "tools: must be an array")
+		return oaiInvalidType("tools", wantArray, v)
 	}
 	var err *Error
 	i := 0
@@ -362,7 +364,7 @@ func (d *oaiRequestDecoder) functions(v gjson.Result) *Error {
 		return nil
 	}
 	if !v.IsArray() {
-		return oaiBadRequest("functions", "functions: must be an array")
+		return oaiInvalidType("functions", wantArray, v)
 	}
 	var err *Error
 	i := 0

@@ -109,7 +109,7 @@ func TestOpenAIChatDecodeRequestErrors(t *testing.T) {
 		{"missing model", `{"messages":[{"role":"user","content":"hi"}]}`, "model", "model"},
 		{"empty model", `{"model":"","messages":[{"role":"user","content":"hi"}]}`, "model", "model"},
 		{"missing messages", `{"model":"m"}`, "messages: field is required", "messages"},
-		{"messages not array", `{"model":"m","messages":{"role":"user"}}`, "must be an array", "messages"},
+		{"messages not array", `{"model":"m","messages":{"role":"user"}}`, "expected an array", "messages"},
 		{"empty messages", `{"model":"m","messages":[]}`, "at least one message", "messages"},
 		{"message not object", `{"model":"m","messages":["hi"]}`, "must be an object", "messages[0]"},
 		{"missing role", `{"model":"m","messages":[{"content":"hi"}]}`, "a role is required", "messages[0].role"},
@@ -122,8 +122,8 @@ func TestOpenAIChatDecodeRequestErrors(t *testing.T) {
 		{"image without url", `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{}}]}]}`, "image URL is required", "messages[0].content[0].image_url.url"},
 		{"tool without name", `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"parameters":{}}}]}`, "function name is required", "tools[0].function.name"},
 		{"bad tool_choice", `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"sometimes"}`, "unknown value", "tool_choice"},
-		{"temperature string", `{"model":"m","messages":[{"role":"user","content":"x"}],"temperature":"hot"}`, "must be a number", "temperature"},
-		{"negative max_tokens", `{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":-1}`, "non-negative integer", "max_tokens"},
+		{"temperature string", `{"model":"m","messages":[{"role":"user","content":"x"}],"temperature":"hot"}`, "expected a decimal", "temperature"},
+		{"negative max_tokens", `{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":-1}`, "below minimum value", "max_tokens"},
 		{"stop of numbers", `{"model":"m","messages":[{"role":"user","content":"x"}],"stop":[1]}`, "stop", "stop"},
 	}
 	for _, tt := range tests {

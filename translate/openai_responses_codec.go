@@ -30,7 +30,7 @@ func (openAIResponsesCodec) DecodeError(status int, body []byte) *Error {
 
 // EncodeError implements Codec.
 func (openAIResponsesCodec) EncodeError(e *Error) []byte {
-	return oaiAppendError(nil, e)
+	return oaiAppendError(nil, e.forClient(ProtocolOpenAIResponses))
 }
 
 // Ids louter makes up: a prefix and 24 random hex digits, the shape the
@@ -147,7 +147,7 @@ func respErrorFromObject(obj gjson.Result) *Error {
 	if m := obj.Get("message").Str; m != "" {
 		e.Message = m
 	}
-	return e
+	return overflowFrom(e, obj, "")
 }
 
 // respCustomSchemaStart and respCustomSchemaEnd frame the description of

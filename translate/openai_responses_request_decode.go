@@ -87,7 +87,7 @@ func (d *respRequestDecoder) decode(root gjson.Result) *Error {
 	if in := root.Get("instructions"); in.Type == gjson.String && in.Str != "" {
 		d.req.System = append(d.req.System, Part{Type: PartText, Text: in.Str})
 	} else if in.Exists() && in.Type != gjson.Null && in.Type != gjson.String {
-		return respBadRequest("instructions", "instructions: must be a string")
+		return oaiInvalidType("instructions", wantString, in)
 	}
 
 	input := root.Get("input")
@@ -101,7 +101,7 @@ func (d *respRequestDecoder) decode(root gjson.Result) *Error {
 	case !input.Exists() || input.Type == gjson.Null:
 		return respBadRequest("input", "input: field is required")
 	default:
-		return respBadRequest("input", "input: must be a string or an array of items")
+		return oaiInvalidType("input", wantStringOrArray, input)
 	}
 
 	var err *Error
@@ -128,9 +128,9 @@ func (d *respRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "max_output_tokens":
 		req.MaxTokens, err = oaiMaxTokens(v, key)
 	case "temperature":
-		req.Temperature, err = oaiFloat(v, key)
+		req.Temperature, err = oaiFloat(v, key, ruleTemp2)
 	case "top_p":
-		req.TopP, err = oaiFloat(v, key)
+		req.TopP, err = oaiFloat(v, key, ruleUnit)
 	case "reasoning":
 		err = d.reasoning(v)
 	case "text":
@@ -239,7 +239,7 @@ func (d *respRequestDecoder) tools(v gjson.Result) *Error {
 		return nil
 	}
 	if !v.IsArray() {
-		return respBadRequest("tools", "tools: must be an array")
+		return oaiInvalidType("tools", wantArray, v)
 	}
 	var err *Error
 	i := 0

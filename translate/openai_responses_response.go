@@ -210,9 +210,10 @@ func (o *respObject) append(b []byte) []byte {
 	b = appendJSONString(b, o.status)
 	b = append(b, `,"background":false,"error":`...)
 	if o.err != nil {
-		typ, code := oaiErrorTypeCode(o.err.Kind)
-		if o.err.Code != "" {
-			code = o.err.Code
+		err := o.err.forClient(ProtocolOpenAIResponses)
+		typ, code := oaiErrorTypeCode(err.Kind)
+		if err.Code != "" {
+			code = err.Code
 		}
 		if code == "" {
 			code = typ
@@ -220,7 +221,7 @@ func (o *respObject) append(b []byte) []byte {
 		b = append(b, `{"code":`...)
 		b = appendJSONString(b, code)
 		b = append(b, `,"message":`...)
-		b = appendJSONString(b, o.err.Message)
+		b = appendJSONString(b, err.Message)
 		b = append(b, '}')
 	} else {
 		b = append(b, "null"...)

@@ -328,6 +328,7 @@ func (s *respStreamEncoder) closeItem(w FrameWriter) {
 // shape; the nested copy under "error" is what OpenAI really sends, and
 // what the openai SDKs look for to raise.
 func (s *respStreamEncoder) writeError(w FrameWriter, e *Error) {
+	e = e.forClient(ProtocolOpenAIResponses)
 	typ, code := oaiErrorTypeCode(e.Kind)
 	if e.Code != "" {
 		code = e.Code

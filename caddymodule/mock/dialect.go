@@ -124,7 +124,7 @@ func (d dialect) renamesReasoning() bool { return !d.harmony && d.reasoning == r
 // server does not know they are calls. Errors and fixtures are left alone,
 // and so is a reply with nothing to write as markup.
 func (d dialect) render(r *reply) *reply {
-	if r.err != nil || r.fixture != "" {
+	if r.err != nil || r.fixture != "" || r.raw != nil {
 		return r
 	}
 	var (
@@ -174,7 +174,7 @@ func (d dialect) render(r *reply) *reply {
 		}
 	}
 
-	out := &reply{stop: r.stop, fault: r.fault, eventDelay: r.eventDelay}
+	out := &reply{stop: r.stop, fault: r.fault, faultEvent: r.faultEvent, eventDelay: r.eventDelay}
 	if !d.reasoningInText() {
 		out.blocks = append(out.blocks, thinking...)
 	}

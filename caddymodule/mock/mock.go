@@ -200,7 +200,7 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 		return nil
 	}
 
-	x := &exchange{mock: m, spec: spec, req: req, credential: receivedCredential(r)}
+	x := &exchange{mock: m, spec: spec, req: req, credential: receivedCredential(r), overflowWording: r.Header.Get(OverflowHeader)}
 	if spec.fromURL != nil {
 		x.jsonArray = spec.fromURL(r, req)
 	}
@@ -233,6 +233,10 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec translate.Codec, rep *reply, bodyLen int) error {
 	if rep.err != nil {
 		writeError(w, codec, rep.err, rep.retryAfter)
+		return nil
+	}
+	if rep.raw != nil {
+		rep.raw.write(w)
 		return nil
 	}
 	delay := time.Duration(m.ChunkDelay)

@@ -29,6 +29,11 @@ type reply struct {
 	eventDelay time.Duration
 	// fixture, when set, names a file under fixtures_dir to replay instead.
 	fixture string
+	// raw, when set, is an error answered in a server's own words
+	// (overflow.go).
+	raw *rawError
+	// faultEvent is the event faultRawEvent ends the stream with.
+	faultEvent []byte
 }
 
 // block is one content block of a reply. deltas are the pieces a stream
@@ -52,6 +57,7 @@ const (
 	faultError           // an in-stream overloaded error event ends the stream
 	faultCut             // the connection is aborted
 	faultMalformed       // an unparsable event, then the rest of the answer
+	faultRawEvent        // the reply's faultEvent, written as it is, ends the stream
 )
 
 // faultAfter is the number of text deltas delivered before a fault.
@@ -176,6 +182,9 @@ func (r *reply) streamScript(resp *translate.Response, overloaded *translate.Err
 				case faultMalformed:
 					push()
 					steps = append(steps, step{kind: stepRaw, raw: malformedEvent})
+				case faultRawEvent:
+					push()
+					return append(steps, step{kind: stepRaw, raw: r.faultEvent})
 				}
 			}
 		case translate.PartThinking:

@@ -37,6 +37,8 @@ type exchange struct {
 	// credential is the API key the request carried, for the scenarios
 	// that echo it as careless backends do.
 	credential string
+	// overflowWording is the X-Mock-Overflow header (overflow.go).
+	overflowWording string
 }
 
 // scenarioFunc builds a scenario's reply.
