@@ -37,7 +37,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	louter [<matcher>] {
-//	    max_request_body <size>
+//	    max_request_body    <size>
+//	    keepalive_interval  <duration>|off
+//	    stream_idle_timeout <duration>|off
+//	    first_byte_timeout  <duration>|off
 //	    backend <name> {
 //	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
@@ -103,6 +106,19 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return d.Errf("invalid max_request_body %q", size)
 			}
 			l.MaxRequestBody = int64(n)
+
+		case "keepalive_interval":
+			if err := unmarshalStreamTimer(d, &l.KeepaliveInterval); err != nil {
+				return err
+			}
+		case "stream_idle_timeout":
+			if err := unmarshalStreamTimer(d, &l.StreamIdleTimeout); err != nil {
+				return err
+			}
+		case "first_byte_timeout":
+			if err := unmarshalStreamTimer(d, &l.FirstByteTimeout); err != nil {
+				return err
+			}
 
 		case "backend":
 			if err := l.unmarshalBackend(d, h); err != nil {

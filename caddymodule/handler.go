@@ -77,6 +77,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 			rw.out = &stream.JSONArrayOutput{}
 			rw.jsonArray = true
 		}
+		rw.passArray = jsonArray && rw.passthrough
 	}
 
 	var te *translate.Error
@@ -145,7 +146,17 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		panic(v)
 	}()
 
-	uerr := b.upstream.ServeHTTP(rw, r, nopNext)
+	ur, timers := l.startStreamTimers(rw, r)
+	if timers != nil {
+		defer timers.stop()
+	}
+	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
+	if te := rw.timedOut(); te != nil && rw.mode == modeUnset {
+		// first_byte_timeout: nothing reached the client, which gets an
+		// error status in its protocol.
+		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", model), zap.String("error", te.Message))
+		return l.reject(w, client, te)
+	}
 	if rw.mode == modeUnset {
 		// Nothing was written: the backend could not be reached (the
 		// error says why), or the upstream handler wrote nothing at all.
