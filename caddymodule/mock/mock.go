@@ -232,11 +232,15 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 		writeError(w, codec, rep.err, rep.retryAfter)
 		return nil
 	}
+	if err := stallBefore(r.Context(), r); err != nil {
+		return err
+	}
 	delay := time.Duration(m.ChunkDelay)
 	if rep.eventDelay > 0 {
 		delay = rep.eventDelay
 	}
 	pw := newPacedWriter(r.Context(), w, delay, m.ChunkSize)
+	applyStallHeaders(pw, r)
 	if rep.fixture != "" {
 		return m.replayFixture(w, pw, codec, rep.fixture)
 	}

@@ -1,0 +1,96 @@
+package caddymodule
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+func TestUnmarshalCaddyfileStreamTimers(t *testing.T) {
+	tests := []struct {
+		name                       string
+		lines                      string
+		keepalive, idle, firstByte caddy.Duration
+		wantErr                    string
+	}{
+		{name: "unset", lines: ""},
+		{name: "durations", lines: "keepalive_interval 50ms\nstream_idle_timeout 2m\nfirst_byte_timeout 1m30s", keepalive: caddy.Duration(50 * time.Millisecond), idle: caddy.Duration(2 * time.Minute), firstByte: caddy.Duration(90 * time.Second)},
+		{name: "off", lines: "keepalive_interval off\nstream_idle_timeout off\nfirst_byte_timeout off", keepalive: -1, idle: -1, firstByte: -1},
+		{name: "days", lines: "stream_idle_timeout 1d", idle: caddy.Duration(24 * time.Hour)},
+		{name: "no value", lines: "keepalive_interval", wantErr: "wrong argument count"},
+		{name: "two values", lines: "stream_idle_timeout 1m 2m", wantErr: "wrong argument count"},
+		{name: "not a duration", lines: "first_byte_timeout soon", wantErr: `invalid first_byte_timeout "soon"`},
+		{name: "zero", lines: "keepalive_interval 0s", wantErr: "want a positive duration or off"},
+		{name: "negative", lines: "stream_idle_timeout -5s", wantErr: "want a positive duration or off"},
+		{name: "twice", lines: "keepalive_interval 1s\nkeepalive_interval 2s", wantErr: "keepalive_interval already specified"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l Louter
+			err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser("louter {\n" + tt.lines + "\n}"))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.KeepaliveInterval != tt.keepalive || l.StreamIdleTimeout != tt.idle || l.FirstByteTimeout != tt.firstByte {
+				t.Errorf("got keepalive %v, idle %v, first byte %v", l.KeepaliveInterval, l.StreamIdleTimeout, l.FirstByteTimeout)
+			}
+		})
+	}
+}
+
+// TestProvisionStreamTimers: zero takes the default, off stays off, and an
+// off timer is never armed.
+func TestProvisionStreamTimers(t *testing.T) {
+	l := Louter{FirstByteTimeout: -1}
+	l.provisionStreamTimers()
+	if l.KeepaliveInterval != caddy.Duration(15*time.Second) || l.StreamIdleTimeout != caddy.Duration(5*time.Minute) || l.FirstByteTimeout != -1 {
+		t.Fatalf("defaults: %+v", l)
+	}
+	off := Louter{KeepaliveInterval: -1, StreamIdleTimeout: -1, FirstByteTimeout: -1}
+	off.provisionStreamTimers()
+	rw := newResponseWriter(newFlushRecorder())
+	rw.client = fakeCodec{fakeA}
+	r := newRequest("POST", "/v1/chat", "{}")
+	if ur, timers := off.startStreamTimers(rw, r); timers != nil || ur != r {
+		t.Fatal("timers armed although all are off")
+	}
+}
+
+func TestBodyReadError(t *testing.T) {
+	addr := &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 4567}
+	tests := []struct {
+		name   string
+		err    error
+		status int
+		msg    string
+	}{
+		{"read_body deadline", &net.OpError{Op: "read", Net: "tcp", Source: addr, Addr: addr, Err: os.ErrDeadlineExceeded}, http.StatusRequestTimeout, "louter: the request body was not received in time"},
+		{"client gone mid-body", io.ErrUnexpectedEOF, http.StatusBadRequest, "louter: the request body ended before it was complete"},
+		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Source: addr, Addr: addr, Err: errors.New("connection reset by peer")}, http.StatusBadRequest, "louter: the request body could not be read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := bodyReadError(tt.err)
+			if e.Status != tt.status || e.Message != tt.msg {
+				t.Fatalf("got %d %q, want %d %q", e.Status, e.Message, tt.status, tt.msg)
+			}
+			if strings.Contains(e.Message, "10.1.2.3") {
+				t.Fatal("the message names the connection's address")
+			}
+		})
+	}
+}
