@@ -200,11 +200,11 @@ func (w *PassWatcher) Usage() (translate.Usage, bool) { return w.watch.Usage() }
 
 // End returns the bytes that end the client stream with err after what was
 // forwarded: the protocol's error event, framed as the stream is. enc is a
-// fresh stream encoder of the client's protocol; it is first told the
-// message had started (with the id the backend gave it), so that it writes
-// only the error, not a second start.
+// fresh stream encoder of the client's protocol; it is first set to
+// continue the backend's stream (see translate.StreamWatch.Resume), so
+// that it writes only the error, not a second start.
 func (w *PassWatcher) End(enc translate.StreamEncoder, err *translate.Error) []byte {
-	enc.Encode(discardFrames{}, &translate.Event{Type: translate.EventMessageStart, ID: w.watch.ID()})
+	w.watch.Resume(enc)
 	var out Output = &SSEOutput{}
 	if w.array != nil {
 		out = &JSONArrayOutput{n: w.events}
@@ -213,11 +213,3 @@ func (w *PassWatcher) End(enc translate.StreamEncoder, err *translate.Error) []b
 	EndOutput(out)
 	return out.Bytes()
 }
-
-// discardFrames drops what an encoder writes.
-type discardFrames struct{}
-
-func (discardFrames) WriteFrame(string, []byte) {}
-
-// Interface guards
-var _ translate.FrameWriter = discardFrames{}

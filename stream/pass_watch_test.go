@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -179,5 +181,33 @@ func TestPassWatcherBoundary(t *testing.T) {
 	}
 	if !w.Done() {
 		t.Fatal("not done after [DONE]")
+	}
+}
+
+// TestPassWatcherResponsesResume: the error event that ends a cut
+// Responses stream carries on its sequence numbers and its response id,
+// as clients that check them (openai-go's users, Codex) expect.
+func TestPassWatcherResponsesResume(t *testing.T) {
+	body := "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_abc\"}}\n\n" +
+		"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":1,\"delta\":\"hi\"}\n\n"
+	whole, n, err := passWatch(translate.ProtocolOpenAIResponses, false, []byte(body), 0)
+	if err == nil || n != len(body) {
+		t.Fatalf("error %v, %d bytes forwarded", err, n)
+	}
+	var seqs []int64
+	var ids []string
+	fn := func(name string, data []byte) {
+		seqs = append(seqs, gjson.GetBytes(data, "sequence_number").Int())
+		if id := gjson.GetBytes(data, "response.id"); id.Exists() {
+			ids = append(ids, id.Str)
+		}
+	}
+	var p stream.SSEParser
+	_ = p.Feed(whole[n:], fn)
+	if len(seqs) != 2 || seqs[0] != 2 || seqs[1] != 3 {
+		t.Fatalf("the tail's sequence numbers are %v, want [2 3]:\n%s", seqs, whole[n:])
+	}
+	if len(ids) != 1 || ids[0] != "resp_abc" {
+		t.Fatalf("response.failed carries id %v, want resp_abc", ids)
 	}
 }

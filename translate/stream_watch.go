@@ -36,6 +36,7 @@ type StreamWatch struct {
 	hasUsage bool
 	anth     anthUsage // Anthropic reports usage in two parts
 	id       string
+	seq      int64 // the Responses sequence_number the next event takes
 	// geminiUsage is the latest usageMetadata, read only when asked for:
 	// Gemini repeats it on every chunk.
 	geminiUsage []byte
@@ -75,10 +76,23 @@ func (w *StreamWatch) Usage() (Usage, bool) {
 	return w.usage, w.hasUsage
 }
 
-// ID returns the response id the stream announced, when it is one the
-// client protocol's encoder must repeat when it ends the stream (the
-// Responses API's resp_… id); "" otherwise.
-func (w *StreamWatch) ID() string { return w.id }
+// Resume prepares enc, a fresh stream encoder of the watched protocol, to
+// continue the stream the backend began, so that what it writes next (an
+// error event that ends the stream) fits after what the client has: it
+// is told the message started, with the response id the stream announced
+// (so it writes no second start), and a Responses encoder numbers its
+// events on from the last sequence_number seen.
+func (w *StreamWatch) Resume(enc StreamEncoder) {
+	enc.Encode(discardFrameWriter{}, &Event{Type: EventMessageStart, ID: w.id})
+	if r, ok := enc.(*respStreamEncoder); ok {
+		r.seq = w.seq
+	}
+}
+
+// discardFrameWriter drops what an encoder writes.
+type discardFrameWriter struct{}
+
+func (discardFrameWriter) WriteFrame(string, []byte) {}
 
 // Check judges one framed event: its SSE event name ("" when none) and its
 // data. data is only read during the call.
@@ -117,6 +131,11 @@ func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
 	case ProtocolAnthropic:
 		return w.checkAnthropic(name, data, &top)
 	case ProtocolOpenAIResponses:
+		if top.seq.kind == jsonNumber {
+			if n, ok := jsonSmallInt(top.seq.bytes(data)); ok {
+				w.seq = n + 1
+			}
+		}
 		return w.checkResponses(name, data, &top)
 	case ProtocolOpenAIChat:
 		if top.usage.kind == jsonObject {
@@ -198,6 +217,7 @@ func (w *StreamWatch) checkResponses(name string, data []byte, top *watchTop) Wa
 type watchTop struct {
 	typ    jsonSpan // "type" (Anthropic, Responses), string contents
 	usage  jsonSpan // "usage", "usageMetadata" or "usage_metadata"
+	seq    jsonSpan // "sequence_number" (Responses)
 	err    bool     // an "error" member that is not null
 	finish bool     // a choice or candidate with a finish reason
 }
@@ -241,6 +261,8 @@ func (t *watchTop) scan(data []byte) bool {
 			}
 		case "usage", "usageMetadata", "usage_metadata":
 			t.usage = sp
+		case "sequence_number":
+			t.seq = sp
 		case "error":
 			t.err = sp.kind != jsonNull
 		}
