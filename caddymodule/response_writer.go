@@ -137,6 +137,9 @@ func (rw *responseWriter) writeHeader(status int) {
 			rw.mode = modePassSSE
 			rw.pass = stream.NewPassWatcher(rw.client.Protocol(), array)
 			setNoBuffering(rw.header)
+			// The watcher may end the body with an error event of its
+			// own, which a declared length would not allow.
+			rw.header.Del("Content-Length")
 		} else {
 			rw.mode = modePass
 		}
@@ -303,12 +306,21 @@ func (rw *responseWriter) finishLocked() {
 			rw.writeEnd(tail)
 		}
 		if e != nil {
+			if rw.timeout != nil {
+				e = rw.timeout // the body ended because a timeout cut it
+			}
 			rw.endPass(e) // the backend closed the stream before its end
 		}
 		rw.passUsage()
 		rw.copyTrailers()
 	case modeStream:
-		if tail := rw.tc.Close(); len(tail) > 0 && rw.clientErr == nil {
+		var tail []byte
+		if rw.timeout != nil {
+			tail = rw.tc.Fail(rw.timeout) // the body ended because a timeout cut it
+		} else {
+			tail = rw.tc.Close()
+		}
+		if len(tail) > 0 && rw.clientErr == nil {
 			if _, err := rw.writeClient(tail); err == nil {
 				_ = rw.flushLocked()
 			}

@@ -91,7 +91,8 @@ func (l *Louter) startStreamTimers(rw *responseWriter, r *http.Request) (*http.R
 	t.start, t.lastBackend, t.lastClient = now, now, now
 	rw.timers = t
 	rw.mu.Lock()
-	t.timer = time.AfterFunc(t.next(now), t.fire)
+	d, _ := t.next(now) // before the status, one of the three applies
+	t.timer = time.AfterFunc(d, t.fire)
 	rw.mu.Unlock()
 	return r.WithContext(ctx), t
 }
@@ -129,7 +130,9 @@ func (t *streamTimers) fire() {
 			_ = rw.flushLocked()
 		}
 	}
-	t.timer.Reset(t.next(now))
+	if d, ok := t.next(now); ok {
+		t.timer.Reset(d)
+	}
 }
 
 // expire ends the upstream request: reverse_proxy sees its context end,
@@ -140,8 +143,10 @@ func (t *streamTimers) expire(err *translate.Error) {
 	t.cancel(timeoutCause{err.Message})
 }
 
-// next returns how long until the nearest deadline, from now.
-func (t *streamTimers) next(now time.Time) time.Duration {
+// next returns how long until the nearest deadline, from now; ok is false
+// when no deadline applies any more (only a first-byte limit was set, and
+// the response began).
+func (t *streamTimers) next(now time.Time) (d time.Duration, ok bool) {
 	var at time.Time
 	earliest := func(d time.Time) {
 		if at.IsZero() || d.Before(at) {
@@ -160,7 +165,10 @@ func (t *streamTimers) next(now time.Time) time.Duration {
 		// keep-alive is due interval after the last write to the client.
 		earliest(t.lastClient.Add(t.interval))
 	}
-	return max(at.Sub(now), time.Millisecond)
+	if at.IsZero() {
+		return 0, false
+	}
+	return max(at.Sub(now), time.Millisecond), true
 }
 
 // backendActive notes that the backend sent something; rw.mu is held.

@@ -12,6 +12,9 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/translate"
 )
 
 func TestUnmarshalCaddyfileStreamTimers(t *testing.T) {
@@ -90,6 +93,82 @@ func TestBodyReadError(t *testing.T) {
 			}
 			if strings.Contains(e.Message, "10.1.2.3") {
 				t.Fatal("the message names the connection's address")
+			}
+		})
+	}
+}
+
+// TestKeepaliveAtEventBoundary: a keep-alive that falls due while the
+// backend has sent half an event goes out before that event, never inside
+// it, and a passthrough stream loses its declared length (the watcher may
+// add an error event).
+func TestKeepaliveAtEventBoundary(t *testing.T) {
+	rec := newFlushRecorder()
+	rw := newResponseWriter(rec)
+	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
+	rw.client, rw.backend, rw.logger = anth, &Backend{name: "anth", codec: anth}, zap.NewNop()
+	rw.passthrough, rw.wantStream, rw.clientReq = true, true, &translate.Request{Stream: true}
+	l := &Louter{KeepaliveInterval: caddy.Duration(time.Hour), StreamIdleTimeout: -1, FirstByteTimeout: -1}
+	_, timers := l.startStreamTimers(rw, newRequest("POST", "/v1/messages", "{}"))
+	if timers == nil {
+		t.Fatal("no timers")
+	}
+	defer timers.stop()
+	due := func() { // as if an interval had passed without a write
+		rw.mu.Lock()
+		timers.lastClient = time.Time{}
+		rw.mu.Unlock()
+		timers.fire()
+	}
+	due() // before the status: nothing may be sent
+	rw.Header().Set("Content-Type", "text/event-stream")
+	rw.Header().Set("Content-Length", "999")
+	rw.WriteHeader(200)
+	const first = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n"
+	const second = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	const ping = "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+	if _, err := rw.Write([]byte(first + second[:20])); err != nil {
+		t.Fatal(err)
+	}
+	due()
+	if _, err := rw.Write([]byte(second[20:])); err != nil {
+		t.Fatal(err)
+	}
+	due() // the stream has ended: no keep-alive after its end
+	rw.finish()
+	if got, want := rec.Body.String(), first+ping+second; got != want {
+		t.Fatalf("client got\n%q\nwant\n%q", got, want)
+	}
+	if rec.Header().Get("Content-Length") != "" {
+		t.Fatal("a passthrough stream kept its Content-Length")
+	}
+}
+
+// TestStreamTimersNextDeadline: once the response began, a first-byte
+// limit alone leaves the timer idle rather than polling.
+func TestStreamTimersNextDeadline(t *testing.T) {
+	now := time.Now()
+	rw := &responseWriter{mode: modeStream}
+	tests := []struct {
+		name                      string
+		interval, idle, firstByte time.Duration
+		mode                      writeMode
+		want                      time.Duration
+		ok                        bool
+	}{
+		{"first byte before the status", 0, 0, time.Second, modeUnset, time.Second, true},
+		{"first byte after the status", 0, 0, time.Second, modeStream, 0, false},
+		{"idle after the status", 0, time.Minute, time.Second, modeStream, time.Minute, true},
+		{"keep-alive polls before the status", 15 * time.Second, 0, time.Minute, modeUnset, 15 * time.Second, true},
+		{"nearest wins", 15 * time.Second, time.Minute, 0, modeStream, 15 * time.Second, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rw.mode = tt.mode
+			st := &streamTimers{rw: rw, interval: tt.interval, idle: tt.idle, firstByte: tt.firstByte, start: now, lastBackend: now, lastClient: now}
+			d, ok := st.next(now)
+			if d != tt.want || ok != tt.ok {
+				t.Fatalf("next = %v, %v; want %v, %v", d, ok, tt.want, tt.ok)
 			}
 		})
 	}
