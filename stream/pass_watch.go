@@ -77,8 +77,14 @@ func (w *PassWatcher) Write(p []byte) []byte {
 		in = w.joined
 	}
 	w.base, w.cut = len(w.held), -1
+	lead := 0
 	if w.sse != nil {
 		w.sse.blank, w.sse.prevBlank = -1, -1
+		if w.sse.skipLF && len(w.held) == 0 && len(p) > 0 && p[0] == '\n' {
+			// The last write ended with the CR of a blank line's CRLF:
+			// its LF completes the boundary already forwarded.
+			lead = 1
+		}
 	}
 	if err := w.framer.Feed(p, w.emit); err != nil && w.state == passWatching {
 		w.fail("malformed upstream stream: " + err.Error())
@@ -87,6 +93,9 @@ func (w *PassWatcher) Write(p []byte) []byte {
 		// Every event ends at a blank line, so the last one is at or
 		// past the last event; only comments may lie between them.
 		w.cut = w.base + w.sse.blank
+	}
+	if w.cut < lead && w.state != passEnded {
+		w.cut = lead
 	}
 	switch w.state {
 	case passEnded:
