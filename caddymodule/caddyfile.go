@@ -37,8 +37,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	louter [<matcher>] {
-//	    max_request_body <size>
-//	    forward_headers  <header...>
+//	    max_request_body    <size>
+//	    forward_headers     <header...>
+//	    keepalive_interval  <duration>|off
+//	    stream_idle_timeout <duration>|off
+//	    first_byte_timeout  <duration>|off
 //	    backend <name> {
 //	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
@@ -119,6 +122,18 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return d.ArgErr()
 			}
 			l.ForwardHeaders = append(l.ForwardHeaders, names...)
+		case "keepalive_interval":
+			if err := unmarshalStreamTimer(d, &l.KeepaliveInterval); err != nil {
+				return err
+			}
+		case "stream_idle_timeout":
+			if err := unmarshalStreamTimer(d, &l.StreamIdleTimeout); err != nil {
+				return err
+			}
+		case "first_byte_timeout":
+			if err := unmarshalStreamTimer(d, &l.FirstByteTimeout); err != nil {
+				return err
+			}
 
 		case "backend":
 			if err := l.unmarshalBackend(d, h); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -92,6 +93,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 			rw.out = &stream.JSONArrayOutput{}
 			rw.jsonArray = true
 		}
+		rw.passArray = jsonArray && rw.passthrough
 	}
 
 	if rw.passthrough {
@@ -162,7 +164,17 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		panic(v)
 	}()
 
-	uerr := b.upstream.ServeHTTP(rw, r, nopNext)
+	ur, timers := l.startStreamTimers(rw, r)
+	if timers != nil {
+		defer timers.stop()
+	}
+	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
+	if te := rw.timedOut(); te != nil && rw.mode == modeUnset {
+		// first_byte_timeout: nothing reached the client, which gets an
+		// error status in its protocol.
+		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", model), zap.String("error", te.Message))
+		return l.reject(w, client, te)
+	}
 	if rw.mode == modeUnset {
 		// Nothing was written: the backend could not be reached (the
 		// error says why), or the upstream handler wrote nothing at all.
@@ -265,12 +277,26 @@ func (l *Louter) readBody(r *http.Request) ([]byte, *translate.Error) {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, tooLarge // request_body's max_size
 		}
-		return nil, translate.BadRequest("louter: reading the request body: " + err.Error())
+		return nil, bodyReadError(err)
 	}
 	if int64(len(body)) > l.MaxRequestBody {
 		return nil, tooLarge
 	}
 	return body, nil
+}
+
+// bodyReadError is the answer to a request body that could not be read.
+// The read error itself names the connection's addresses, so it is not
+// repeated: a deadline (the server's read_body timeout against a client
+// that trickles its body) is a 408, anything else a 400.
+func bodyReadError(err error) *translate.Error {
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return translate.NewError(http.StatusRequestTimeout, "louter: the request body was not received in time")
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return translate.BadRequest("louter: the request body ended before it was complete")
+	}
+	return translate.BadRequest("louter: the request body could not be read")
 }
 
 // readAll is io.ReadAll starting from a buffer of the expected size, so a

@@ -66,6 +66,26 @@ type Louter struct {
 	// these. Headers that carry credentials cannot be listed.
 	ForwardHeaders []string `json:"forward_headers,omitempty"`
 
+	// How long a response stream may go without a byte to the client
+	// before louter sends the client protocol's keep-alive (Anthropic's
+	// ping event, an SSE comment for OpenAI clients; nothing for Gemini
+	// clients, whose SDK rejects both). Only once the response status was
+	// sent. Default: 15s; a negative value turns keep-alives off.
+	KeepaliveInterval caddy.Duration `json:"keepalive_interval,omitempty"`
+
+	// How long the backend may stay silent after its response began
+	// before louter cancels the upstream request and ends the response
+	// with an error in the client's protocol (an error event mid-stream).
+	// Default: 5m; a negative value turns the limit off.
+	StreamIdleTimeout caddy.Duration `json:"stream_idle_timeout,omitempty"`
+
+	// How long the backend may take to begin its response (its status
+	// line) before louter cancels the upstream request and answers 504 in
+	// the client's protocol. A non-streaming response begins only when it
+	// is complete, so this bounds whole answers too. Default: off (zero or
+	// negative).
+	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
+
 	logger *zap.Logger
 }
 
@@ -84,6 +104,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	if l.MaxRequestBody == 0 {
 		l.MaxRequestBody = defaultMaxRequestBody
 	}
+	l.provisionStreamTimers()
 
 	repl := caddy.NewReplacer()
 	for name, b := range l.Backends {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -29,7 +31,7 @@ type writeMode uint8
 const (
 	modeUnset        writeMode = iota
 	modePass                   // same protocol: bytes and flushes straight through
-	modePassSSE                // same protocol, a 2xx stream: straight through, observed so a cut stream can be told from a finished one
+	modePassSSE                // same protocol, a 2xx stream: straight through event by event, watched so a cut or broken stream ends with an error event
 	modePassError              // same protocol, status >= 400: held, passed on at finish (passthrough_error.go)
 	modeError                  // status >= 300: buffered, translated at finish
 	modeStream                 // 2xx stream for a stream client: transcoded write by write
@@ -70,7 +72,7 @@ type responseWriter struct {
 	limit    int
 	overflow bool
 
-	tc  *stream.Transcoder // modeStream; an observer in modePassSSE and modeStreamToJSON
+	tc  *stream.Transcoder // modeStream; an observer in modeStreamToJSON
 	out stream.Output      // the client bytes tc produced: SSE, or a JSON array for Gemini clients without alt=sse
 	acc *translate.Accumulator
 	// jsonArray is set when out frames a streamed JSON array, which is
@@ -79,6 +81,23 @@ type responseWriter struct {
 
 	usage    translate.Usage
 	hasUsage bool
+
+	// pass watches a passthrough stream (modePassSSE); passArray says the
+	// client asked Gemini for a stream as a JSON array, which is watched
+	// too; passEnded is set once the error event that ends a broken
+	// passthrough stream was written.
+	pass      *stream.PassWatcher
+	passArray bool
+	passEnded bool
+
+	// mu serializes the writes to the client: reverse_proxy writes from
+	// the handler's goroutine, the stream timers from theirs.
+	mu sync.Mutex
+	// timers, when set, keep the response alive and bounded while the
+	// backend is silent (stream_timers.go); timeout is the timeout that
+	// fired, which ends the response.
+	timers  *streamTimers
+	timeout *translate.Error
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -96,8 +115,17 @@ func (rw *responseWriter) Header() http.Header { return rw.header }
 // responses are not forwarded: LLM APIs do not send them, and a translated
 // client could not use them.
 func (rw *responseWriter) WriteHeader(status int) {
-	if status < 200 || rw.mode != modeUnset {
-		return
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.writeHeader(status)
+}
+
+func (rw *responseWriter) writeHeader(status int) {
+	if status < 200 || rw.mode != modeUnset || rw.timeout != nil {
+		return // a timeout answers the client itself (ServeHTTP)
+	}
+	if rw.timers != nil {
+		rw.timers.backendActive(time.Now())
 	}
 	rw.status = status
 	sse := status < 300 && isEventStream(rw.header.Get("Content-Type"))
@@ -107,11 +135,16 @@ func (rw *responseWriter) WriteHeader(status int) {
 			rw.mode = modePassError
 			return
 		}
-		if sse {
+		// Gemini streams as a JSON array when the client did not ask for
+		// SSE (alt=sse); that stream is watched as well.
+		array := rw.passArray && status < 300 && !sse && rw.wantStream
+		if sse || array {
 			rw.mode = modePassSSE
-			rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.backend.codec.NewStreamDecoder(), discardEncoder{}, rw.out)
-			rw.tc.Observe = rw.observe
+			rw.pass = stream.NewPassWatcher(rw.client.Protocol(), array)
 			setNoBuffering(rw.header)
+			// The watcher may end the body with an error event of its
+			// own, which a declared length would not allow.
+			rw.header.Del("Content-Length")
 		} else {
 			rw.mode = modePass
 		}
@@ -146,18 +179,33 @@ func (rw *responseWriter) WriteHeader(status int) {
 // protocol, never a write error, because reverse_proxy answers a write
 // error by aborting the connection.
 func (rw *responseWriter) Write(p []byte) (int, error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
 	if rw.mode == modeUnset {
-		rw.WriteHeader(http.StatusOK)
+		rw.writeHeader(http.StatusOK)
 	}
 	if rw.clientErr != nil {
 		return 0, rw.clientErr
 	}
+	if rw.timers != nil {
+		rw.timers.backendActive(time.Now())
+	}
 	switch rw.mode {
+	case modeUnset:
+		return len(p), nil // a timeout fired; the client is answered apart
 	case modePass:
 		return rw.writeClient(p)
 	case modePassSSE:
-		rw.tc.Write(p) // observe only; the bytes pass as they are
-		return rw.writeClient(p)
+		// The bytes pass as they are, but whole events at a time: the
+		// rest of a write waits for the next one.
+		if out := rw.pass.Write(p); len(out) > 0 {
+			if _, err := rw.writeClient(out); err != nil {
+				return 0, err
+			}
+		}
+		if e := rw.pass.Failure(); e != nil {
+			rw.endPass(e) // a malformed event: the client stream ends here
+		}
 	case modePassError:
 		return rw.bufferPassError(p)
 	case modeStream:
@@ -185,6 +233,12 @@ func (rw *responseWriter) ReadFrom(r io.Reader) (int64, error) {
 // translation has not decided yet, so it does nothing, as Caddy's response
 // recorder does while buffering.
 func (rw *responseWriter) FlushError() error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.flushLocked()
+}
+
+func (rw *responseWriter) flushLocked() error {
 	if !rw.committed || !rw.streaming() {
 		return nil
 	}
@@ -200,6 +254,9 @@ func (rw *responseWriter) streaming() bool {
 }
 
 func (rw *responseWriter) writeClient(p []byte) (int, error) {
+	if rw.timers != nil {
+		rw.timers.clientWritten(time.Now())
+	}
 	n, err := rw.ResponseWriter.Write(p)
 	if err != nil && rw.clientErr == nil {
 		rw.clientErr = err
@@ -237,19 +294,44 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 // it writes what the mode still owes — the end of a stream (an error event
 // if the upstream stream was cut), or the translated answer.
 func (rw *responseWriter) finish() {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.finishLocked()
+}
+
+func (rw *responseWriter) finishLocked() {
 	if rw.finished {
 		return
 	}
 	rw.finished = true
 	switch rw.mode {
-	case modePass, modePassSSE:
+	case modePass:
+		rw.copyTrailers()
+	case modePassSSE:
+		tail, e := rw.pass.Close()
+		if len(tail) > 0 && rw.clientErr == nil {
+			rw.writeEnd(tail)
+		}
+		if e != nil {
+			if rw.timeout != nil {
+				e = rw.timeout // the body ended because a timeout cut it
+			}
+			rw.endPass(e) // the backend closed the stream before its end
+		}
+		rw.passUsage()
 		rw.copyTrailers()
 	case modePassError:
 		rw.finishPassError()
 	case modeStream:
-		if tail := rw.tc.Close(); len(tail) > 0 && rw.clientErr == nil {
+		var tail []byte
+		if rw.timeout != nil {
+			tail = rw.tc.Fail(rw.timeout) // the body ended because a timeout cut it
+		} else {
+			tail = rw.tc.Close()
+		}
+		if len(tail) > 0 && rw.clientErr == nil {
 			if _, err := rw.writeClient(tail); err == nil {
-				_ = rw.FlushError()
+				_ = rw.flushLocked()
 			}
 		}
 	case modeStreamToJSON:
@@ -297,10 +379,16 @@ func (rw *responseWriter) finish() {
 // response when nothing had been sent yet. A passthrough JSON body already
 // on its way cannot be ended well; then it reports false.
 func (rw *responseWriter) abort() bool {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
 	if rw.finished || rw.clientErr != nil {
 		return false
 	}
 	midStream := &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed mid-stream"}
+	incomplete := &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed before the response was complete"}
+	if rw.timeout != nil {
+		midStream, incomplete = rw.timeout, rw.timeout // stream_idle_timeout cut the connection
+	}
 	switch rw.mode {
 	case modeStream:
 		rw.finished = true
@@ -308,20 +396,19 @@ func (rw *responseWriter) abort() bool {
 	case modePassSSE:
 		rw.finished = true
 		// A stream that already ended (the connection failed after the
-		// last event) needs nothing more.
-		if !rw.tc.Done() {
-			var out stream.SSEOutput
-			rw.client.NewStreamEncoder(rw.clientReq).Encode(&out, &translate.Event{Type: translate.EventError, Err: midStream})
-			rw.writeEnd(out.Bytes())
+		// last event, or its error event was written) needs nothing more.
+		if !rw.pass.Done() {
+			rw.endPass(midStream)
 		}
+		rw.passUsage()
 	case modeStreamToJSON:
 		rw.tc.Fail(midStream) // the accumulator ends with it
-		rw.finish()
+		rw.finishLocked()
 	case modeError, modePassError:
-		rw.finish() // the status and what arrived of the message are still worth passing on
+		rw.finishLocked() // the status and what arrived of the message are still worth passing on
 	case modeJSON, modeJSONToStream:
 		rw.finished = true
-		rw.respondError(&translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed before the response was complete"})
+		rw.respondError(incomplete)
 	default:
 		return false
 	}
@@ -333,8 +420,49 @@ func (rw *responseWriter) writeEnd(p []byte) {
 		return
 	}
 	if _, err := rw.writeClient(p); err == nil {
-		_ = rw.FlushError()
+		_ = rw.flushLocked()
 	}
+}
+
+// endPass ends a passthrough stream with e, once: the client protocol's
+// error event, after the last whole event forwarded.
+func (rw *responseWriter) endPass(e *translate.Error) {
+	if rw.passEnded || rw.clientErr != nil {
+		return
+	}
+	rw.passEnded = true
+	rw.logger.Warn("the backend's stream ended badly", zap.String("backend", rw.backend.name), zap.String("error", e.Message))
+	rw.writeEnd(rw.pass.End(rw.client.NewStreamEncoder(rw.clientReq), e))
+}
+
+// passUsage takes the usage a passthrough stream reported.
+func (rw *responseWriter) passUsage() {
+	if u, ok := rw.pass.Usage(); ok {
+		rw.usage, rw.hasUsage = u, true
+	}
+}
+
+// keepaliveAllowed reports whether a keep-alive may be written now: the
+// client's stream is open and, since the writer only ever writes whole
+// events, at an event boundary. rw.mu is held.
+func (rw *responseWriter) keepaliveAllowed() bool {
+	if !rw.committed || rw.finished || rw.clientErr != nil || rw.jsonArray {
+		return false
+	}
+	switch rw.mode {
+	case modeStream:
+		return !rw.tc.Done()
+	case modePassSSE:
+		return !rw.passArray && !rw.pass.Done()
+	}
+	return false
+}
+
+// timedOut returns the timeout that ended the response, if one did.
+func (rw *responseWriter) timedOut() *translate.Error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.timeout
 }
 
 // respondError answers with an error in the client's protocol. The

@@ -20,6 +20,13 @@ type JSONArrayParser struct {
 	inString bool
 	escaped  bool // the previous byte in a string was a backslash
 	ended    bool // the closing bracket was seen
+
+	// off is where, in the chunk being fed, the object being dispatched
+	// ends. The passthrough watcher cuts the stream there.
+	off int
+	// onEnd, when set, is called at the closing bracket, in order with
+	// the objects before and after it.
+	onEnd func()
 }
 
 // Feed implements Framer.
@@ -37,6 +44,9 @@ func (p *JSONArrayParser) Feed(chunk []byte, fn func(name string, data []byte)) 
 				p.depth, start = 1, i
 			case '[', ',', ' ', '\t', '\r', '\n':
 			case ']':
+				if !p.ended && p.onEnd != nil {
+					p.onEnd()
+				}
 				p.ended = true
 			default:
 				if !p.ended {
@@ -72,6 +82,7 @@ func (p *JSONArrayParser) Feed(chunk []byte, fn func(name string, data []byte)) 
 			if len(obj) > max {
 				return ErrEventTooLarge
 			}
+			p.off = i + 1
 			fn("", obj)
 			p.partial = p.partial[:0]
 		}

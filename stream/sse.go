@@ -48,6 +48,19 @@ type SSEParser struct {
 	data    []byte
 	hasData bool
 	skipLF  bool // the previous chunk ended in CR: a leading LF belongs to it
+
+	// off is where, in the chunk being fed, the line being processed
+	// ends (past its line break): when an event is dispatched, the end of
+	// its blank line. The passthrough watcher cuts the stream there.
+	off int
+	// blank is where, in the chunk being fed, the last blank line ends;
+	// the watcher sets it to -1 before a Feed. A blank line is an event
+	// boundary even when it dispatches nothing (after comments only).
+	blank int
+	// prevBlank is where the blank line before the last one ends, -1
+	// when none in this chunk: when the last one dispatched a malformed
+	// event, the stream is cut there.
+	prevBlank int
 }
 
 // Feed implements Framer.
@@ -56,6 +69,7 @@ func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error 
 	if max <= 0 {
 		max = DefaultMaxEventSize
 	}
+	size := len(chunk)
 	if p.skipLF && len(chunk) > 0 {
 		p.skipLF = false
 		if chunk[0] == '\n' {
@@ -88,6 +102,7 @@ func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error 
 			}
 		}
 		chunk = chunk[i+1:]
+		p.off = size - len(chunk)
 		if err := p.processLine(line, fn, max); err != nil {
 			return err
 		}
@@ -113,6 +128,7 @@ func lineEnd(b []byte) int {
 
 func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) error {
 	if len(line) == 0 {
+		p.prevBlank, p.blank = p.blank, p.off
 		p.dispatch(fn)
 		return nil
 	}

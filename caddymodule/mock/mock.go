@@ -235,6 +235,9 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 		writeError(w, codec, rep.err, rep.retryAfter)
 		return nil
 	}
+	if err := stallBefore(r.Context(), r); err != nil {
+		return err
+	}
 	if rep.raw != nil {
 		rep.raw.write(w)
 		return nil
@@ -244,6 +247,7 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 		delay = rep.eventDelay
 	}
 	pw := newPacedWriter(r.Context(), w, delay, m.ChunkSize)
+	applyStallHeaders(pw, r)
 	if rep.fixture != "" {
 		return m.replayFixture(w, pw, codec, rep.fixture)
 	}

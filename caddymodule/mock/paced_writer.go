@@ -20,6 +20,14 @@ type pacedWriter struct {
 	delay     time.Duration
 	chunkSize int
 	started   bool // a unit was written: the next one waits first
+
+	// Set from the request's stall headers (stall.go): one pause of stall
+	// after stallAfter units, and nothing written after truncateAfter
+	// units when it is not zero.
+	stall         time.Duration
+	stallAfter    int
+	truncateAfter int
+	units         int // units written
 }
 
 func newPacedWriter(ctx context.Context, w http.ResponseWriter, delay time.Duration, chunkSize int) *pacedWriter {
@@ -33,12 +41,21 @@ func (p *pacedWriter) writeUnit(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
+	if p.truncateAfter > 0 && p.units >= p.truncateAfter {
+		return nil
+	}
 	if p.started && p.delay > 0 {
 		if err := sleepCtx(p.ctx, p.delay); err != nil {
 			return err
 		}
 	}
+	if p.stall > 0 && p.units == p.stallAfter {
+		if err := sleepCtx(p.ctx, p.stall); err != nil {
+			return err
+		}
+	}
 	p.started = true
+	p.units++
 	for len(b) > 0 {
 		if err := p.ctx.Err(); err != nil {
 			return err

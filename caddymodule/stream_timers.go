@@ -1,0 +1,234 @@
+package caddymodule
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/louter/louter/translate"
+)
+
+// Defaults of the stream timers (see Louter's fields). A keep-alive every
+// 15 s is well inside the idle limits of the usual proxies and load
+// balancers (60 s and up) and costs nothing. Five minutes of complete
+// silence mid-stream is far beyond any healthy backend (reasoning models
+// stream their thinking, or at least keep-alives of their own), yet short
+// enough not to hold a connection to a hung one for good. A first-byte
+// limit is off by default: a non-streaming answer sends its headers only
+// when the whole answer is ready, which can take many minutes.
+const (
+	defaultKeepaliveInterval = 15 * time.Second
+	defaultStreamIdleTimeout = 5 * time.Minute
+)
+
+// keepaliveFrames is each client protocol's own keep-alive: Anthropic's
+// ping event, as its API sends it, and an SSE comment for the OpenAI
+// protocols, which the SSE rules and the SDKs (openai-go, Codex) ignore.
+// Gemini clients get none: the genai SDK fails on comments and on event
+// lines, and Gemini's API has no keep-alive.
+var keepaliveFrames = map[translate.Protocol][]byte{
+	translate.ProtocolAnthropic:       []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n"),
+	translate.ProtocolOpenAIChat:      []byte(": keep-alive\n\n"),
+	translate.ProtocolOpenAIResponses: []byte(": keep-alive\n\n"),
+}
+
+// streamTimers keeps one response alive and bounded while its backend is
+// silent. One timer, re-armed for the nearest deadline, does three jobs:
+//
+//   - first byte: when the backend has not answered (no status yet) after
+//     firstByte, the upstream request is cancelled and the client gets an
+//     error status (nothing was committed yet);
+//   - idle: when the backend has answered but sent nothing for idle, the
+//     upstream request is cancelled and the response ends as a failed one
+//     (an error event mid-stream);
+//   - keep-alive: when the client has received nothing for interval while
+//     its stream is open, the client protocol's keep-alive is written.
+//
+// The timer runs on its own goroutine while reverse_proxy writes from the
+// handler's; both hold the response writer's mutex to write, and the
+// writer only writes whole events, so a keep-alive never lands inside one.
+type streamTimers struct {
+	rw        *responseWriter
+	cancel    context.CancelCauseFunc
+	keepalive []byte // nil: none for this client
+	interval  time.Duration
+	idle      time.Duration
+	firstByte time.Duration
+	timer     *time.Timer
+
+	// Guarded by rw.mu.
+	start       time.Time
+	lastBackend time.Time // the status or a body write arrived
+	lastClient  time.Time // bytes went to the client
+	stopped     bool
+}
+
+// startStreamTimers arms the timers of a response, or returns nil when
+// all are off. It returns the request to hand to the upstream handler:
+// r with a context the timers can cancel (the same request for Caddy: its
+// context values stay).
+func (l *Louter) startStreamTimers(rw *responseWriter, r *http.Request) (*http.Request, *streamTimers) {
+	t := &streamTimers{
+		rw:        rw,
+		interval:  time.Duration(l.KeepaliveInterval),
+		idle:      time.Duration(l.StreamIdleTimeout),
+		firstByte: time.Duration(l.FirstByteTimeout),
+		keepalive: keepaliveFrames[rw.client.Protocol()],
+	}
+	if t.keepalive == nil || t.interval <= 0 {
+		t.keepalive, t.interval = nil, 0
+	}
+	if t.idle <= 0 && t.firstByte <= 0 && t.interval <= 0 {
+		return r, nil
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	t.cancel = cancel
+	now := time.Now()
+	t.start, t.lastBackend, t.lastClient = now, now, now
+	rw.timers = t
+	rw.mu.Lock()
+	d, _ := t.next(now) // before the status, one of the three applies
+	t.timer = time.AfterFunc(d, t.fire)
+	rw.mu.Unlock()
+	return r.WithContext(ctx), t
+}
+
+// stop disarms the timers for good and releases the context. The response
+// writer's mutex must not be held.
+func (t *streamTimers) stop() {
+	t.rw.mu.Lock()
+	t.stopped = true
+	t.rw.mu.Unlock()
+	t.timer.Stop() // a fire already running sees stopped and does nothing
+	t.cancel(nil)
+}
+
+// fire runs on the timer's goroutine.
+func (t *streamTimers) fire() {
+	rw := t.rw
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if t.stopped || rw.finished || rw.timeout != nil {
+		return
+	}
+	now := time.Now()
+	if rw.mode == modeUnset {
+		if t.firstByte > 0 && now.Sub(t.start) >= t.firstByte {
+			t.expire(firstByteTimeoutError(t.firstByte))
+			return
+		}
+	} else if t.idle > 0 && now.Sub(t.lastBackend) >= t.idle {
+		t.expire(idleTimeoutError(t.idle))
+		return
+	}
+	if t.interval > 0 && now.Sub(t.lastClient) >= t.interval && rw.keepaliveAllowed() {
+		if _, err := rw.writeClient(t.keepalive); err == nil {
+			_ = rw.flushLocked()
+		}
+	}
+	if d, ok := t.next(now); ok {
+		t.timer.Reset(d)
+	}
+}
+
+// expire ends the upstream request: reverse_proxy sees its context end,
+// and the response ends with err (see responseWriter.abort and
+// ServeHTTP).
+func (t *streamTimers) expire(err *translate.Error) {
+	t.rw.timeout = err
+	t.cancel(timeoutCause{err.Message})
+}
+
+// next returns how long until the nearest deadline, from now; ok is false
+// when no deadline applies any more (only a first-byte limit was set, and
+// the response began).
+func (t *streamTimers) next(now time.Time) (d time.Duration, ok bool) {
+	var at time.Time
+	earliest := func(d time.Time) {
+		if at.IsZero() || d.Before(at) {
+			at = d
+		}
+	}
+	if t.rw.mode == modeUnset {
+		if t.firstByte > 0 {
+			earliest(t.start.Add(t.firstByte))
+		}
+	} else if t.idle > 0 {
+		earliest(t.lastBackend.Add(t.idle))
+	}
+	if t.interval > 0 {
+		// Before the response is committed this only polls: the
+		// keep-alive is due interval after the last write to the client.
+		earliest(t.lastClient.Add(t.interval))
+	}
+	if at.IsZero() {
+		return 0, false
+	}
+	return max(at.Sub(now), time.Millisecond), true
+}
+
+// backendActive notes that the backend sent something; rw.mu is held.
+func (t *streamTimers) backendActive(now time.Time) { t.lastBackend = now }
+
+// clientWritten notes that the client was sent something; rw.mu is held.
+func (t *streamTimers) clientWritten(now time.Time) { t.lastClient = now }
+
+// firstByteTimeoutError is the answer when the backend sent no response
+// within first_byte_timeout. Nothing has reached the client yet, so this
+// is the one place where a later attempt (another backend) could still
+// take over.
+func firstByteTimeoutError(d time.Duration) *translate.Error {
+	return &translate.Error{Status: http.StatusGatewayTimeout, Kind: translate.ErrTimeout, Message: fmt.Sprintf("louter: the backend sent no response within %s (first_byte_timeout)", d)}
+}
+
+// idleTimeoutError ends a response whose backend went silent.
+func idleTimeoutError(d time.Duration) *translate.Error {
+	return &translate.Error{Status: http.StatusGatewayTimeout, Kind: translate.ErrTimeout, Message: fmt.Sprintf("louter: the backend sent nothing for %s (stream_idle_timeout)", d)}
+}
+
+// timeoutCause is the cause the upstream request's context is cancelled
+// with. It is a timeout to net/http and reverse_proxy (which then count
+// the backend's failure and report 504, not a client disconnect).
+type timeoutCause struct{ msg string }
+
+func (e timeoutCause) Error() string { return e.msg }
+func (timeoutCause) Timeout() bool   { return true }
+func (timeoutCause) Temporary() bool { return true }
+
+// provisionStreamTimers applies the defaults: zero is the default, a
+// negative duration is off.
+func (l *Louter) provisionStreamTimers() {
+	if l.KeepaliveInterval == 0 {
+		l.KeepaliveInterval = caddy.Duration(defaultKeepaliveInterval)
+	}
+	if l.StreamIdleTimeout == 0 {
+		l.StreamIdleTimeout = caddy.Duration(defaultStreamIdleTimeout)
+	}
+}
+
+// unmarshalStreamTimer parses keepalive_interval, stream_idle_timeout or
+// first_byte_timeout: a duration, or "off". The dispenser is on the name.
+func unmarshalStreamTimer(d *caddyfile.Dispenser, dst *caddy.Duration) error {
+	name := d.Val()
+	var v string
+	if !d.AllArgs(&v) {
+		return d.ArgErr()
+	}
+	if *dst != 0 {
+		return d.Errf("%s already specified", name)
+	}
+	if v == "off" {
+		*dst = -1
+		return nil
+	}
+	dur, err := caddy.ParseDuration(v)
+	if err != nil || dur <= 0 {
+		return d.Errf("invalid %s %q: want a positive duration or off", name, v)
+	}
+	*dst = caddy.Duration(dur)
+	return nil
+}
