@@ -40,6 +40,7 @@ const timersCaddyfile = `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
+		forward_headers X-Mock-Scenario X-Mock-Stall X-Mock-Stall-Before X-Mock-Truncate
 		keepalive_interval 50ms
 		stream_idle_timeout 700ms
 		first_byte_timeout 700ms
