@@ -173,7 +173,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 // gone cannot be answered, so the write error is not reported.
 func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *translate.Error) error {
 	if c := l.logger.Check(zapcore.DebugLevel, "rejecting request"); c != nil {
-		c.Write(zap.Int("status", errorStatus(e)), zap.String("message", e.Message))
+		c.Write(zap.Int("status", errorStatus(client, e)), zap.String("message", e.Message))
 	}
 	_ = writeError(w, client, e)
 	return nil

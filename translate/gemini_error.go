@@ -132,12 +132,9 @@ func geminiStatusName(k ErrorKind) string {
 func (geminiCodec) EncodeError(e *Error) []byte { return geminiAppendError(nil, e) }
 
 // geminiAppendError appends {"error":{"code","message","status"}}; the code
-// is the HTTP status the error is answered with.
+// is the HTTP status the error is answered with (ClientStatus).
 func geminiAppendError(b []byte, e *Error) []byte {
-	status := e.Status
-	if status < 400 {
-		status = StatusForKind(e.Kind)
-	}
+	status := ClientStatus(ProtocolGemini, e)
 	b = append(b, `{"error":{"code":`...)
 	b = appendJSONInt(b, int64(status))
 	b = append(b, `,"message":`...)

@@ -53,6 +53,7 @@ var scenarios = map[string]scenarioFunc{
 	"error_401":        errorScenario(http.StatusUnauthorized, "louter_mock scenario error_401: invalid API key"),
 	"error_429":        errorScenario(http.StatusTooManyRequests, "louter_mock scenario error_429: rate limit exceeded"),
 	"error_500":        errorScenario(http.StatusInternalServerError, "louter_mock scenario error_500: internal server error"),
+	"error_overloaded": overloadedScenario,
 	"stream_error":     faultScenario(faultError),
 	"stream_cut":       faultScenario(faultCut),
 	"stream_malformed": faultScenario(faultMalformed),
@@ -191,6 +192,12 @@ func errorScenario(status int, message string) scenarioFunc {
 		}
 		return r
 	}
+}
+
+// overloadedScenario answers with the provider's own overloaded error:
+// Anthropic's 529 overloaded_error, a 503 from the others.
+func overloadedScenario(x *exchange) *reply {
+	return &reply{err: &translate.Error{Status: x.spec.overloadedStatus, Kind: translate.ErrOverloaded, Message: "louter_mock scenario error_overloaded: overloaded"}}
 }
 
 func faultScenario(f fault) scenarioFunc {
