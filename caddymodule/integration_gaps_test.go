@@ -6,6 +6,7 @@ package caddymodule_test
 // response.completed, and what the Responses object echoes.
 
 import (
+	"slices"
 	"testing"
 
 	"google.golang.org/genai"
@@ -47,6 +48,7 @@ const gapsCaddyfile = `
 	bind 127.0.0.1
 	louter_mock {
 		name gaps-mock
+		fixtures_dir ../testdata
 	}
 }
 `
@@ -87,6 +89,31 @@ func TestGeminiIncludeThoughtsAsksToThink(t *testing.T) {
 				if got := body.Get(path).String(); got != want {
 					t.Errorf("%s stream %v: backend %s = %q, want %q", tt.model, stream, path, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestResponsesBackendCompletedOnly: a Responses backend that sends its
+// whole answer only in response.completed (no item events) reaches
+// streaming and non-streaming clients whole.
+func TestResponsesBackendCompletedOnly(t *testing.T) {
+	e := startGapsEnv(t)
+	const scenario = "fixture=openai_responses/completed_only.sse"
+	for _, stream := range []bool{false, true} {
+		for name, call := range map[string]func() (result, error){
+			"anthropic":   func() (result, error) { return callAnthropic(e, "via-responses-1", scenario, stream) },
+			"openai_chat": func() (result, error) { return callOpenAI(e, "via-responses-1", scenario, stream) },
+		} {
+			r, err := call()
+			if err != nil {
+				t.Fatalf("%s stream %v: %v", name, stream, err)
+			}
+			if r.text != "Let me look that up." || !slices.Equal(r.toolNames, []string{"get_weather"}) || r.stop != "tool_use" || r.out != 25 {
+				t.Errorf("%s stream %v: %+v", name, stream, r)
+			}
+			if name == "anthropic" && r.thinking != "Checking the weather." {
+				t.Errorf("%s stream %v: thinking %q", name, stream, r.thinking)
 			}
 		}
 	}
