@@ -6,9 +6,12 @@ package caddymodule_test
 // response.completed, and what the Responses object echoes.
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go"
 	"google.golang.org/genai"
 
 	"github.com/louter/louter/internal/testcaddy"
@@ -117,4 +120,75 @@ func TestResponsesBackendCompletedOnly(t *testing.T) {
 			}
 		}
 	}
+}
+
+// longMCPTool is a Claude Code MCP tool name past OpenAI's and Gemini's
+// 64-character limit.
+const longMCPTool = "mcp__claude_ai_Atlassian_Rovo__getAccessibleAtlassianResourcesForCurrentUser"
+
+// TestLongToolNamesEveryBackend: a tool name longer than the backend
+// accepts is shortened for every backend protocol, without any dialect
+// block; the client sees its own name in the answer, streamed or not, and
+// the history it sends back reaches the backend shortened the same way.
+func TestLongToolNamesEveryBackend(t *testing.T) {
+	e := startGapsEnv(t)
+	for _, tt := range []struct {
+		model    string
+		toolPath string // where the backend request declares the first tool's name
+	}{
+		{"via-openai-1", "tools.0.function.name"},
+		{"via-responses-1", "tools.0.name"},
+		{"via-gemini-1", "tools.0.functionDeclarations.0.name"},
+	} {
+		for _, stream := range []bool{false, true} {
+			params := anthropicParams(tt.model)
+			params.Tools = append([]anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
+				Name:        longMCPTool,
+				InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"q": map[string]any{"type": "string"}}},
+			}}}, params.Tools...)
+			e.clearJournals()
+			msg, err := anthropicMessage(e, "tool", stream, params)
+			if err != nil {
+				t.Fatalf("%s stream %v: %v", tt.model, stream, err)
+			}
+			if len(msg.Content) != 1 || msg.Content[0].Name != longMCPTool {
+				t.Fatalf("%s stream %v: the client got %+v, want a call of %s", tt.model, stream, msg.Content, longMCPTool)
+			}
+			sent := e.onlyBackendRequest().Get("body")
+			short := sent.Get(tt.toolPath).String()
+			if len(short) > 64 || short == "" || !strings.HasPrefix(longMCPTool, short[:40]) {
+				t.Fatalf("%s: the backend was offered %q", tt.model, short)
+			}
+
+			// The next turn: the call and its result, in the client's names.
+			params.Messages = append(params.Messages, msg.ToParam(), anthropic.NewUserMessage(
+				anthropic.NewToolResultBlock(msg.Content[0].ID, "3 sites", false)))
+			e.clearJournals()
+			if _, err := anthropicMessage(e, "echo", stream, params); err != nil {
+				t.Fatalf("%s stream %v, second turn: %v", tt.model, stream, err)
+			}
+			body := e.onlyBackendRequest().Get("body").Raw
+			if strings.Contains(body, longMCPTool) || strings.Count(body, `"`+short+`"`) < 2 {
+				t.Errorf("%s stream %v: history not shortened as %q:\n%s", tt.model, stream, short, body)
+			}
+		}
+	}
+}
+
+// anthropicMessage sends params with the Anthropic SDK and returns the
+// whole message, streamed or not.
+func anthropicMessage(e *env, scenario string, stream bool, params anthropic.MessageNewParams) (*anthropic.Message, error) {
+	client := anthropicClient(e, scenario)
+	ctx := context.Background()
+	if !stream {
+		return client.Messages.New(ctx, params)
+	}
+	var msg anthropic.Message
+	s := client.Messages.NewStreaming(ctx, params)
+	for s.Next() {
+		if err := msg.Accumulate(s.Current()); err != nil {
+			return nil, err
+		}
+	}
+	return &msg, s.Err()
 }
