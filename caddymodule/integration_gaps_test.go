@@ -8,10 +8,13 @@ package caddymodule_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
 	"google.golang.org/genai"
 
 	"github.com/louter/louter/internal/testcaddy"
@@ -191,4 +194,62 @@ func anthropicMessage(e *env, scenario string, stream bool, params anthropic.Mes
 		}
 	}
 	return &msg, s.Err()
+}
+
+// TestAnthropicSignatureSurvivesOpenAIClient: an OpenAI Chat client on an
+// Anthropic backend with thinking on sends the tool-call turn back as
+// openai-go's ToParam keeps it (content, tool-call ids, names, arguments;
+// no reasoning_content). The backend still receives the thinking block,
+// signed, first in the assistant turn, and thinking stays on.
+func TestAnthropicSignatureSurvivesOpenAIClient(t *testing.T) {
+	e := startGapsEnv(t)
+	const sig = "EuYBCkQYAiJAk9Rz1pN0Uq3Jm0f8Wc2s7XhTgQfLr5vY1bKcA+eDpUoMiHnJ/3wZx6tVy4qE0sRlG8aFkCj2Oh5PdBmI9NnXEgx0aWQtc2lnbmF0dXJlGgwQ5Yz4pL8mN2rT6vUiMGRmYWtlIGJ1dCBzaGFwZWQgbGlrZSBhIHJlYWwgc2lnbmF0dXJl"
+	for _, stream := range []bool{false, true} {
+		params := openaiParams("via-anthropic-1")
+		params.ReasoningEffort = shared.ReasoningEffortMedium
+		params.MaxCompletionTokens = openai.Int(16000)
+		client := openaiClient(e, "fixture=anthropic/stream_thinking_tool_use.sse")
+		var m openai.ChatCompletionMessage
+		if stream {
+			s := client.Chat.Completions.NewStreaming(context.Background(), params)
+			var acc openai.ChatCompletionAccumulator
+			for s.Next() {
+				acc.AddChunk(s.Current())
+			}
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			m = acc.Choices[0].Message
+		} else {
+			c, err := client.Chat.Completions.New(context.Background(), params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m = c.Choices[0].Message
+		}
+		if len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Name != "get_weather" {
+			t.Fatalf("stream %v: tool calls %+v", stream, m.ToolCalls)
+		}
+		params.Messages = append(params.Messages, m.ToParam(), openai.ToolMessage("sunny", m.ToolCalls[0].ID))
+		e.clearJournals()
+		echo := openaiClient(e, "echo")
+		if _, err := echo.Chat.Completions.New(context.Background(), params); err != nil {
+			t.Fatalf("stream %v, second turn: %v", stream, err)
+		}
+		body := e.onlyBackendRequest().Get("body")
+		turn := body.Get("messages.1.content")
+		if b := turn.Get("0"); b.Get("type").Str != "thinking" || b.Get("signature").Str != sig ||
+			b.Get("thinking").Str != "The user wants the weather in Paris. I will call get_weather." {
+			t.Errorf("stream %v: the assistant turn starts with %s", stream, b.Raw)
+		}
+		if last := turn.Get(strconv.Itoa(len(turn.Array()) - 1)); last.Get("type").Str != "tool_use" || last.Get("id").Str != "toolu_01ThinkTool" {
+			t.Errorf("stream %v: tool_use %s", stream, last.Raw)
+		}
+		if r := body.Get("messages.2.content.0"); r.Get("tool_use_id").Str != "toolu_01ThinkTool" {
+			t.Errorf("stream %v: tool_result %s", stream, r.Raw)
+		}
+		if body.Get("thinking.type").Str != "enabled" {
+			t.Errorf("stream %v: thinking %s", stream, body.Get("thinking").Raw)
+		}
+	}
 }
