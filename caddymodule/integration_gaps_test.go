@@ -14,6 +14,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 	"google.golang.org/genai"
 
@@ -251,5 +252,58 @@ func TestAnthropicSignatureSurvivesOpenAIClient(t *testing.T) {
 		if body.Get("thinking.type").Str != "enabled" {
 			t.Errorf("stream %v: thinking %s", stream, body.Get("thinking").Raw)
 		}
+	}
+}
+
+// TestResponsesObjectEchoesRequest: the response object a Responses client
+// gets, whole or in each stream event that carries one, repeats the
+// request's tools, tool choice, sampling, output limit and reasoning, as
+// the real API does.
+func TestResponsesObjectEchoesRequest(t *testing.T) {
+	e := startGapsEnv(t)
+	params := responses.ResponseNewParams{
+		Model:             "via-anthropic-1",
+		Input:             responses.ResponseNewParamsInputUnion{OfString: openai.String("What is the weather in Paris?")},
+		Tools:             respWeatherTools(),
+		ToolChoice:        responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: openai.Opt(responses.ToolChoiceOptionsRequired)},
+		Temperature:       openai.Float(0.25),
+		TopP:              openai.Float(0.5),
+		MaxOutputTokens:   openai.Int(3000),
+		ParallelToolCalls: openai.Bool(false),
+		Reasoning:         shared.ReasoningParam{Effort: shared.ReasoningEffortLow, Summary: shared.ReasoningSummaryDetailed},
+	}
+	check := func(where string, r *responses.Response) {
+		t.Helper()
+		if len(r.Tools) != 2 || r.Tools[0].Name != weatherTool.name || r.Tools[0].Type != "function" ||
+			!strings.Contains(r.Tools[0].RawJSON(), `"required":["city"]`) || r.Tools[1].Name != "get_time" {
+			t.Errorf("%s: tools %s", where, r.JSON.Tools.Raw())
+		}
+		if r.ToolChoice.OfToolChoiceMode != responses.ToolChoiceOptionsRequired {
+			t.Errorf("%s: tool_choice %s", where, r.JSON.ToolChoice.Raw())
+		}
+		if r.Temperature != 0.25 || r.TopP != 0.5 || r.MaxOutputTokens != 3000 || r.ParallelToolCalls {
+			t.Errorf("%s: temperature %v top_p %v max_output_tokens %v parallel %v", where, r.Temperature, r.TopP, r.MaxOutputTokens, r.ParallelToolCalls)
+		}
+		if r.Reasoning.Effort != shared.ReasoningEffortLow || r.Reasoning.Summary != shared.ReasoningSummaryDetailed {
+			t.Errorf("%s: reasoning %s", where, r.JSON.Reasoning.Raw())
+		}
+	}
+	client := responsesClient(e, "tool")
+	r, err := client.Responses.New(context.Background(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("response", r)
+	s := client.Responses.NewStreaming(context.Background(), params)
+	seen := 0
+	for s.Next() {
+		switch ev := s.Current(); ev.Type {
+		case "response.created", "response.in_progress", "response.completed":
+			seen++
+			check(ev.Type, &ev.Response)
+		}
+	}
+	if err := s.Err(); err != nil || seen != 3 {
+		t.Fatalf("stream: %v, %d response objects", err, seen)
 	}
 }
