@@ -17,8 +17,9 @@ import (
 // back. So the signed thinking and redacted thinking blocks that precede a
 // tool call travel in that call's id: "<id>-th-<blob>", the blob being the
 // blocks, in order, deflated and in unpadded base64url. Every byte is in
-// [A-Za-z0-9_-], which every client keeps. The request decoder takes them
-// out of the id again and puts them first in the assistant message, as
+// [A-Za-z0-9_-], which clients keep (one that truncates ids loses the
+// blocks, and the id still matches its result). The request decoder takes
+// them out of the id again and puts them first in the assistant message, as
 // Anthropic requires; the id the backend sees is the original one. The id
 // grows by about three quarters of the blocks' size (the thinking text
 // compresses, the signature does not): a summarized thought and its
