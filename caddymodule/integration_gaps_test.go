@@ -16,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/tidwall/gjson"
 	"google.golang.org/genai"
 
 	"github.com/louter/louter/internal/testcaddy"
@@ -206,38 +207,7 @@ func TestAnthropicSignatureSurvivesOpenAIClient(t *testing.T) {
 	e := startGapsEnv(t)
 	const sig = "EuYBCkQYAiJAk9Rz1pN0Uq3Jm0f8Wc2s7XhTgQfLr5vY1bKcA+eDpUoMiHnJ/3wZx6tVy4qE0sRlG8aFkCj2Oh5PdBmI9NnXEgx0aWQtc2lnbmF0dXJlGgwQ5Yz4pL8mN2rT6vUiMGRmYWtlIGJ1dCBzaGFwZWQgbGlrZSBhIHJlYWwgc2lnbmF0dXJl"
 	for _, stream := range []bool{false, true} {
-		params := openaiParams("via-anthropic-1")
-		params.ReasoningEffort = shared.ReasoningEffortMedium
-		params.MaxCompletionTokens = openai.Int(16000)
-		client := openaiClient(e, "fixture=anthropic/stream_thinking_tool_use.sse")
-		var m openai.ChatCompletionMessage
-		if stream {
-			s := client.Chat.Completions.NewStreaming(context.Background(), params)
-			var acc openai.ChatCompletionAccumulator
-			for s.Next() {
-				acc.AddChunk(s.Current())
-			}
-			if err := s.Err(); err != nil {
-				t.Fatal(err)
-			}
-			m = acc.Choices[0].Message
-		} else {
-			c, err := client.Chat.Completions.New(context.Background(), params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m = c.Choices[0].Message
-		}
-		if len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Name != "get_weather" {
-			t.Fatalf("stream %v: tool calls %+v", stream, m.ToolCalls)
-		}
-		params.Messages = append(params.Messages, m.ToParam(), openai.ToolMessage("sunny", m.ToolCalls[0].ID))
-		e.clearJournals()
-		echo := openaiClient(e, "echo")
-		if _, err := echo.Chat.Completions.New(context.Background(), params); err != nil {
-			t.Fatalf("stream %v, second turn: %v", stream, err)
-		}
-		body := e.onlyBackendRequest().Get("body")
+		body := openaiToolTurnViaToParam(t, e, "via-anthropic-1", "fixture=anthropic/stream_thinking_tool_use.sse", stream)
 		turn := body.Get("messages.1.content")
 		if b := turn.Get("0"); b.Get("type").Str != "thinking" || b.Get("signature").Str != sig ||
 			b.Get("thinking").Str != "The user wants the weather in Paris. I will call get_weather." {
@@ -306,4 +276,77 @@ func TestResponsesObjectEchoesRequest(t *testing.T) {
 	if err := s.Err(); err != nil || seen != 3 {
 		t.Fatalf("stream: %v, %d response objects", err, seen)
 	}
+}
+
+// TestResponsesReasoningSurvivesOpenAIClient: a Responses backend's
+// encrypted reasoning comes back to it, as a reasoning item before the
+// function call, from an OpenAI Chat client that echoes only what ToParam
+// keeps.
+func TestResponsesReasoningSurvivesOpenAIClient(t *testing.T) {
+	e := startGapsEnv(t)
+	for _, stream := range []bool{false, true} {
+		body := openaiToolTurnViaToParam(t, e, "via-responses-1", "fixture=openai_responses/reasoning_tool_call.sse", stream)
+		var types []string
+		var reasoning, call gjson.Result
+		body.Get("input").ForEach(func(_, it gjson.Result) bool {
+			types = append(types, it.Get("type").Str)
+			switch it.Get("type").Str {
+			case "reasoning":
+				reasoning = it
+			case "function_call":
+				call = it
+			}
+			return true
+		})
+		if !slices.Equal(types, []string{"message", "reasoning", "function_call", "function_call_output"}) {
+			t.Fatalf("stream %v: input items %v", stream, types)
+		}
+		if reasoning.Get("id").Str != "rs_68c2e5f21c48819093e1c0b4f2a5d6e70c7b9e2f1a6d8c3b" ||
+			reasoning.Get("encrypted_content").Str != "gAAAAABowuXyQm9uZ2VuY3J5cHRlZF9yZWFzb25pbmdfYmxvYl9mb3JfdGVzdHNfMDEyMzQ1Njc4OQ==" {
+			t.Errorf("stream %v: reasoning item %s", stream, reasoning.Raw)
+		}
+		if call.Get("call_id").Str != "call_Wz0cXPzcbS1qPN2mDPbUy8Wd" {
+			t.Errorf("stream %v: function call %s", stream, call.Raw)
+		}
+	}
+}
+
+// openaiToolTurnViaToParam has the OpenAI Chat SDK ask model for a tool
+// call (the backend answers as scenario says), sends the answer back as
+// ToParam keeps it with the tool's result, and returns the body the
+// backend received for that second turn.
+func openaiToolTurnViaToParam(t *testing.T, e *env, model, scenario string, stream bool) gjson.Result {
+	t.Helper()
+	params := openaiParams(model)
+	params.ReasoningEffort = shared.ReasoningEffortMedium
+	params.MaxCompletionTokens = openai.Int(16000)
+	client := openaiClient(e, scenario)
+	var m openai.ChatCompletionMessage
+	if stream {
+		s := client.Chat.Completions.NewStreaming(context.Background(), params)
+		var acc openai.ChatCompletionAccumulator
+		for s.Next() {
+			acc.AddChunk(s.Current())
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		m = acc.Choices[0].Message
+	} else {
+		c, err := client.Chat.Completions.New(context.Background(), params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = c.Choices[0].Message
+	}
+	if len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Name != "get_weather" {
+		t.Fatalf("stream %v: tool calls %+v", stream, m.ToolCalls)
+	}
+	params.Messages = append(params.Messages, m.ToParam(), openai.ToolMessage("sunny", m.ToolCalls[0].ID))
+	e.clearJournals()
+	echo := openaiClient(e, "echo")
+	if _, err := echo.Chat.Completions.New(context.Background(), params); err != nil {
+		t.Fatalf("stream %v, second turn: %v", stream, err)
+	}
+	return e.onlyBackendRequest().Get("body")
 }
