@@ -11,27 +11,23 @@ import (
 // OpenAI-compatible backend's decoder is wrapped in the dialect parser,
 // which reads the tool calls and reasoning a self-hosted server left in the
 // text and restores the tool names and ids the request encoder rewrote.
+// Another backend's is wrapped only when tool names were shortened for it,
+// to restore them (the wrapper parses nothing for those: see
+// translate.ToolNaming).
 func (rw *responseWriter) streamDecoder() translate.StreamDecoder {
-	dec := rw.backend.codec.NewStreamDecoder()
-	if rw.backend.Protocol != translate.ProtocolOpenAIChat {
-		return dec
-	}
-	return stream.NewDialectDecoder(dec, rw.dialectConfig())
+	return stream.NewDialectDecoder(rw.backend.codec.NewStreamDecoder(), rw.dialectConfig())
 }
 
 // applyDialect does for a complete response what streamDecoder's parser
 // does for a stream.
 func (rw *responseWriter) applyDialect(resp *translate.Response) *translate.Response {
-	if rw.backend.Protocol != translate.ProtocolOpenAIChat {
-		return resp
-	}
 	return stream.DialectResponse(resp, rw.dialectConfig())
 }
 
 func (rw *responseWriter) dialectConfig() stream.DialectConfig {
 	b, logger := rw.backend, rw.logger
 	return stream.DialectConfig{
-		Dialect: b.Dialect,
+		Dialect: translate.ToolNaming(b.Protocol, b.Dialect),
 		Request: rw.clientReq,
 		Warn: func(msg string) {
 			logger.Warn("backend dialect: "+msg, zap.String("backend", b.name))

@@ -18,17 +18,14 @@ func writeError(w http.ResponseWriter, client translate.Codec, e *translate.Erro
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(errorStatus(e))
+	w.WriteHeader(errorStatus(client, e))
 	_, err := w.Write(body)
 	return err
 }
 
-// errorStatus is the status to answer an error with.
-func errorStatus(e *translate.Error) int {
-	if e.Status >= 400 && e.Status <= 599 {
-		return e.Status
-	}
-	return translate.StatusForKind(e.Kind)
+// errorStatus is the status to answer a client of codec client with e.
+func errorStatus(client translate.Codec, e *translate.Error) int {
+	return translate.ClientStatus(client.Protocol(), e)
 }
 
 // asError returns err as a translate.Error, or a new one of the given status

@@ -27,17 +27,22 @@ func TestAsError(t *testing.T) {
 }
 
 func TestErrorStatus(t *testing.T) {
+	anthropic, _ := translate.Lookup(translate.ProtocolAnthropic)
+	gemini, _ := translate.Lookup(translate.ProtocolGemini)
 	for _, tt := range []struct {
-		e    translate.Error
-		want int
+		client translate.Codec
+		e      translate.Error
+		want   int
 	}{
-		{translate.Error{Status: 429, Kind: translate.ErrRateLimit}, 429},
-		{translate.Error{Kind: translate.ErrOverloaded}, 529},
-		{translate.Error{Status: 200, Kind: translate.ErrAPI}, 500}, // never answer an error with a success
-		{translate.Error{Status: 99, Kind: translate.ErrNotFound}, 404},
+		{anthropic, translate.Error{Status: 429, Kind: translate.ErrRateLimit}, 429},
+		{anthropic, translate.Error{Kind: translate.ErrOverloaded}, 529},
+		{anthropic, translate.Error{Status: 200, Kind: translate.ErrAPI}, 500}, // never answer an error with a success
+		{anthropic, translate.Error{Status: 99, Kind: translate.ErrNotFound}, 404},
+		{gemini, translate.Error{Status: 529, Kind: translate.ErrOverloaded}, 503}, // Gemini has no 529
+		{gemini, translate.Error{Kind: translate.ErrOverloaded}, 503},
 	} {
-		if got := errorStatus(&tt.e); got != tt.want {
-			t.Errorf("errorStatus(%+v) = %d, want %d", tt.e, got, tt.want)
+		if got := errorStatus(tt.client, &tt.e); got != tt.want {
+			t.Errorf("errorStatus(%s, %+v) = %d, want %d", tt.client.Protocol(), tt.e, got, tt.want)
 		}
 	}
 }

@@ -205,7 +205,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 // gone cannot be answered, so the write error is not reported.
 func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *translate.Error) error {
 	if c := l.logger.Check(zapcore.DebugLevel, "rejecting request"); c != nil {
-		c.Write(zap.Int("status", errorStatus(e)), zap.String("message", e.Message))
+		c.Write(zap.Int("status", errorStatus(client, e)), zap.String("message", e.Message))
 	}
 	_ = writeError(w, client, e)
 	return nil
@@ -232,11 +232,14 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	if b.MaxTokens > 0 && (ir.MaxTokens == 0 || ir.MaxTokens > b.MaxTokens) {
 		ir.MaxTokens = b.MaxTokens
 	}
-	out, err := b.codec.EncodeRequest(ir)
+	// Tool names the backend would refuse are shortened; the response
+	// side restores them (dialect.go).
+	enc := translate.WithBackendToolNames(ir, translate.ToolNaming(b.Protocol, b.Dialect))
+	out, err := b.codec.EncodeRequest(enc)
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)
 	}
-	for _, d := range ir.Dropped {
+	for _, d := range enc.Dropped {
 		if c := l.logger.Check(zapcore.DebugLevel, "not translated"); c != nil {
 			c.Write(zap.String("field", d), zap.String("from", string(client.Protocol())), zap.String("to", string(b.Protocol)))
 		}

@@ -552,3 +552,21 @@ func TestGeminiPassthrough(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiClientOverloaded: an overloaded backend reaches a Gemini client
+// as Gemini reports it, 503 UNAVAILABLE, never with Anthropic's 529.
+func TestGeminiClientOverloaded(t *testing.T) {
+	e := startGeminiEnv(t)
+	for _, model := range []string{"gemini-via-anthropic-1", "gemini-via-openai-1"} {
+		for _, stream := range []bool{false, true} {
+			_, _, err := callGemini(t, e, model, "error_overloaded", stream, nil, nil)
+			var ae genai.APIError
+			if !errors.As(err, &ae) {
+				t.Fatalf("%s stream %v: not an API error: %v", model, stream, err)
+			}
+			if ae.Code != http.StatusServiceUnavailable || ae.Status != "UNAVAILABLE" {
+				t.Errorf("%s stream %v: %d %s, want 503 UNAVAILABLE", model, stream, ae.Code, ae.Status)
+			}
+		}
+	}
+}

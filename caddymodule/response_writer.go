@@ -468,7 +468,7 @@ func (rw *responseWriter) timedOut() *translate.Error {
 // respondError answers with an error in the client's protocol. The
 // upstream's other headers, Retry-After among them, are kept.
 func (rw *responseWriter) respondError(e *translate.Error) {
-	rw.respondJSON(errorStatus(e), rw.client.EncodeError(e))
+	rw.respondJSON(errorStatus(rw.client, e), rw.client.EncodeError(e))
 }
 
 func (rw *responseWriter) respondResponse(resp *translate.Response) {

@@ -35,8 +35,9 @@ func newDialectPlan(cfg DialectConfig) *dialectPlan {
 		Warn:      cfg.Warn,
 	}
 	if req := cfg.Request; req != nil {
-		// The request encoder rewrites names and ids only for a backend
-		// with a dialect; without one the backend saw the client's own.
+		// Names and ids were rewritten for the backend as d says
+		// (translate.ToolNaming gives every backend one); with no
+		// dialect at all, the backend saw the client's own.
 		if d != nil {
 			p.names = d.ClientToolNames(req)
 			p.ids = d.ClientToolIDs(req)

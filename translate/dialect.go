@@ -103,6 +103,10 @@ type Dialect struct {
 	// and restored in the answer. Default 64 (OpenAI's limit); -1: no limit
 	// and no rewriting.
 	MaxToolNameLength int `json:"max_tool_name_length,omitempty"`
+
+	// geminiNames applies Gemini's character set to tool names (see
+	// ToolNaming); it is never configured.
+	geminiNames bool
 }
 
 // DialectDropParams lists the parameters Dialect.DropParams may name.
@@ -193,11 +197,15 @@ func (d *Dialect) maxToolNameLength() int {
 // for every request of a conversation.
 func (d *Dialect) BackendToolName(name string) string {
 	limit := d.maxToolNameLength()
-	if limit < 0 || (len(name) <= limit && validToolToken(name)) {
+	if limit < 0 || (len(name) <= limit && d.validToolName(name)) {
 		return name
 	}
 	const suffix = 9 // "_" + 8 hex digits
-	return sanitizeToolToken(name, limit-suffix) + "_" + tokenHash(name)
+	short := sanitizeToolToken(name, limit-suffix)
+	if d != nil && d.geminiNames && (short == "" || !geminiNameStart(short[0])) {
+		short = "_" + sanitizeToolToken(name, limit-suffix-1)
+	}
+	return short + "_" + tokenHash(name)
 }
 
 // BackendToolID is the id the backend sees for the client's tool call id.

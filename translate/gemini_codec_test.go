@@ -456,9 +456,30 @@ func TestGeminiErrors(t *testing.T) {
 	if e.Kind != ErrOverloaded || e.Message != "overloaded" {
 		t.Errorf("array body: %+v", e)
 	}
+	for _, tt := range []struct {
+		name string
+		from Codec
+		code int
+		body string
+	}{
+		{"anthropic 529", anthropicCodec{}, 529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
+		{"openai 503", openAIChatCodec{}, 503, `{"error":{"message":"overloaded","type":"server_error","code":"overloaded"}}`},
+	} {
+		e := tt.from.DecodeError(tt.code, []byte(tt.body))
+		body := c.EncodeError(e)
+		if got := ClientStatus(ProtocolGemini, e); got != 503 {
+			t.Errorf("%s: ClientStatus = %d, want 503", tt.name, got)
+		}
+		if gjson.GetBytes(body, "error.code").Int() != 503 || gjson.GetBytes(body, "error.status").Str != "UNAVAILABLE" {
+			t.Errorf("%s: %s, want code 503 UNAVAILABLE", tt.name, body)
+		}
+		if got := ClientStatus(ProtocolAnthropic, e); got != tt.code {
+			t.Errorf("%s: Anthropic client status %d, want %d", tt.name, got, tt.code)
+		}
+	}
 	for kind, status := range map[ErrorKind]string{ErrAuthentication: "UNAUTHENTICATED", ErrNotFound: "NOT_FOUND", ErrRateLimit: "RESOURCE_EXHAUSTED", ErrOverloaded: "UNAVAILABLE"} {
 		body := c.EncodeError(&Error{Status: StatusForKind(kind), Kind: kind, Message: "m"})
-		if gjson.GetBytes(body, "error.status").Str != status || gjson.GetBytes(body, "error.code").Int() != int64(StatusForKind(kind)) {
+		if gjson.GetBytes(body, "error.status").Str != status || gjson.GetBytes(body, "error.code").Int() != int64(ClientStatus(ProtocolGemini, &Error{Kind: kind})) {
 			t.Errorf("%s: %s", kind, body)
 		}
 		back := c.DecodeError(StatusForKind(kind), body)

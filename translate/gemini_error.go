@@ -132,14 +132,11 @@ func geminiStatusName(k ErrorKind) string {
 func (geminiCodec) EncodeError(e *Error) []byte { return geminiAppendError(nil, e) }
 
 // geminiAppendError appends {"error":{"code","message","status"}}; the code
-// is the HTTP status the error is answered with. An invalid request that
-// names its field also carries the field in "details".
+// is the HTTP status the error is answered with (ClientStatus). An invalid
+// request that names its field also carries the field in "details".
 func geminiAppendError(b []byte, e *Error) []byte {
 	e = e.forClient(ProtocolGemini)
-	status := e.Status
-	if status < 400 {
-		status = StatusForKind(e.Kind)
-	}
+	status := ClientStatus(ProtocolGemini, e)
 	b = append(b, `{"error":{"code":`...)
 	b = appendJSONInt(b, int64(status))
 	b = append(b, `,"message":`...)

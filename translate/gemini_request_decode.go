@@ -610,13 +610,20 @@ func (d *geminiRequestDecoder) thinking(v gjson.Result) {
 			r.Mode = ReasoningEnabled
 		}
 	}
-	if geminiGet(v, "includeThoughts", "include_thoughts").Type == gjson.False {
+	switch geminiGet(v, "includeThoughts", "include_thoughts").Type {
+	case gjson.False:
 		r.Display = "omitted"
+	case gjson.True:
+		if r.Mode == ReasoningDefault {
+			// includeThoughts alone: think as the model does by default
+			// and show the thoughts. Gemini's thinking models think
+			// unasked; Anthropic and Responses backends must be asked,
+			// so it is thinking on, depth left to the backend's default.
+			r.Mode = ReasoningEnabled
+		}
 	}
 	if r.Mode == ReasoningDefault {
-		// includeThoughts alone asks to see the model's default thinking:
-		// nothing to translate.
-		return
+		return // includeThoughts false alone: nothing to think about
 	}
 	d.req.Reasoning = r
 }

@@ -565,6 +565,7 @@ func (d *oaiRequestDecoder) assistant(m gjson.Result, i int) (Message, *Error) {
 		return msg, oaiBadRequest(fmt.Sprintf("messages[%d].tool_calls", i), "messages[%d].tool_calls: must be an array", i)
 	}
 	j := -1
+	var folded []Part // signed thinking carried in the call ids
 	calls.ForEach(func(_, tc gjson.Result) bool {
 		j++
 		if typ := tc.Get("type").Str; typ != "" && typ != "function" {
@@ -577,7 +578,8 @@ func (d *oaiRequestDecoder) assistant(m gjson.Result, i int) (Message, *Error) {
 				"messages[%d].tool_calls[%d].function.name: a function name is required", i, j)
 			return false
 		}
-		id := tc.Get("id").Str
+		id, blocks := oaiUnfoldThinking(tc.Get("id").Str)
+		folded = append(folded, blocks...)
 		if id == "" {
 			id = oaiNewCallID()
 		}
@@ -587,6 +589,7 @@ func (d *oaiRequestDecoder) assistant(m gjson.Result, i int) (Message, *Error) {
 	if err != nil {
 		return msg, err
 	}
+	oaiRestoreThinking(&msg, folded)
 	if fc := m.Get("function_call"); fc.IsObject() {
 		name := fc.Get("name").Str
 		if name == "" {
@@ -624,7 +627,7 @@ func (d *oaiRequestDecoder) toolResult(m gjson.Result, i int, role string) (Part
 			return Part{}, oaiBadRequest(fmt.Sprintf("messages[%d].tool_call_id", i),
 				"messages[%d].tool_call_id: required in tool messages", i)
 		}
-		tr.CallID = id.Str
+		tr.CallID, _ = oaiUnfoldThinking(id.Str)
 	} else {
 		tr.Name = m.Get("name").Str
 		if id, ok := d.pendingFunctions[tr.Name]; ok {

@@ -160,9 +160,10 @@ func (e *oaiRequestEncoder) sends(param string, present bool) bool {
 	return true
 }
 
-// toolName is the name the backend sees for a client tool name. Only a
-// dialect rewrites names: without one the request goes out as the client
-// wrote it.
+// toolName is the name the backend sees for a client tool name, as the
+// dialect rewrites it. Without a dialect the name is sent as it is: the
+// caller has already shortened names OpenAI would refuse
+// (WithBackendToolNames with ToolNaming).
 func (e *oaiRequestEncoder) toolName(name string) string {
 	if e.d == nil {
 		return name

@@ -79,9 +79,9 @@ func (openAIChatCodec) EncodeResponse(resp *Response, req *Request) ([]byte, err
 			calls++
 			size += 96 + len(p.ToolCall.Arguments)
 		}
-		// Signatures and redacted thinking cannot be carried by Chat
-		// Completions.
-		size += len(p.Text)
+		// Signatures and redacted thinking travel in tool-call ids
+		// (oaiCallIDs), if at all.
+		size += len(p.Text) + len(p.Signature)
 	}
 	id := resp.ID
 	if id == "" {
@@ -112,6 +112,7 @@ func (openAIChatCodec) EncodeResponse(resp *Response, req *Request) ([]byte, err
 		b = oaiAppendTextJoin(b, "", resp.Parts, PartThinking, "")
 	}
 	if calls > 0 {
+		ids := oaiCallIDs(resp.Parts) // signed thinking travels in the ids
 		b = append(b, `,"tool_calls":[`...)
 		first := true
 		for i := range resp.Parts {
@@ -123,7 +124,11 @@ func (openAIChatCodec) EncodeResponse(resp *Response, req *Request) ([]byte, err
 				b = append(b, ',')
 			}
 			first = false
-			b = oaiAppendToolCall(b, -1, p.ToolCall.ID, p.ToolCall.Name, p.ToolCall.Arguments)
+			id, ok := ids[i]
+			if !ok {
+				id = p.ToolCall.ID
+			}
+			b = oaiAppendToolCall(b, -1, id, p.ToolCall.Name, p.ToolCall.Arguments)
 		}
 		b = append(b, ']')
 	}

@@ -25,6 +25,12 @@ type oaiStreamEncoder struct {
 	buf     []byte
 	tools   int // tool calls started; the open one is tools-1
 	usage   Usage
+
+	// The text of the open thinking block, and the signed thinking and
+	// redacted thinking blocks since the last tool call, which the next
+	// call's id carries (oaiFoldThinking).
+	thinking []byte
+	signed   []Part
 }
 
 // Encode implements StreamEncoder.
@@ -39,6 +45,14 @@ func (s *oaiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		}
 		s.start(w, ev.ID)
 	case EventBlockStart:
+		switch ev.Block {
+		case BlockThinking:
+			s.thinking = s.thinking[:0]
+		case BlockRedactedThinking:
+			if ev.Signature != "" {
+				s.signed = append(s.signed, Part{Type: PartRedactedThinking, Signature: ev.Signature})
+			}
+		}
 		if ev.Block != BlockToolCall {
 			return // text and thinking open with their first delta
 		}
@@ -47,13 +61,21 @@ func (s *oaiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		if id == "" {
 			id = oaiNewCallID()
 		}
+		id = oaiFoldThinking(id, s.signed)
+		s.signed = s.signed[:0]
 		b := s.chunk(`{"tool_calls":[`)
 		b = oaiAppendToolCall(b, s.tools, id, ev.Name, "")
 		s.tools++
 		s.write(w, s.endDelta(append(b, "]}"...), ""))
 	case EventBlockDelta:
+		if ev.Block == BlockThinking {
+			s.thinking = append(s.thinking, ev.Text...)
+			if ev.Signature != "" {
+				s.signed = append(s.signed, Part{Type: PartThinking, Text: string(s.thinking), Signature: ev.Signature})
+			}
+		}
 		if ev.Text == "" {
-			return // signature deltas: Chat Completions cannot carry them
+			return // signature deltas: kept for the next tool call's id
 		}
 		s.start(w, "")
 		var b []byte

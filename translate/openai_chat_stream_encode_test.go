@@ -123,8 +123,13 @@ func TestOpenAIChatStreamEncoderToolIndexes(t *testing.T) {
 			got = append(got, tc.Raw)
 		}
 	}
+	// The first call's id carries the signed thinking before it.
+	firstID := oaiFoldThinking("toolu_01A", []Part{
+		{Type: PartThinking, Text: "The user wants the weather.", Signature: "EqQBCkYIBxgC"},
+		{Type: PartRedactedThinking, Signature: "EmwKAhgB"},
+	})
 	want := []string{
-		`{"index":0,"id":"toolu_01A","type":"function","function":{"name":"get_weather","arguments":""}}`,
+		`{"index":0,"id":"` + firstID + `","type":"function","function":{"name":"get_weather","arguments":""}}`,
 		`{"index":0,"function":{"arguments":"{\"city\":\"Paris\"}"}}`,
 		`{"index":1,"id":"toolu_01B","type":"function","function":{"name":"get_time","arguments":""}}`,
 		`{"index":1,"function":{"arguments":"{}"}}`,
@@ -188,6 +193,8 @@ func oaiNormalize(evs []Event) []Event {
 		switch {
 		case e.Type == EventMessageStart:
 			e.Usage = nil
+		case e.Type == EventBlockStart && e.Block == BlockToolCall:
+			e.ID, _ = oaiUnfoldThinking(e.ID) // the thinking it carries is checked apart
 		case e.Block == BlockRedactedThinking:
 			if e.Type == EventBlockStart {
 				skip[e.Index] = true

@@ -219,7 +219,7 @@ func TestOpenAIChatStreamEncoderWithOpenAISDK(t *testing.T) {
 		t.Errorf("content = %q", msg.Content)
 	}
 	if len(msg.ToolCalls) != 2 ||
-		msg.ToolCalls[0].ID != "toolu_01A" || msg.ToolCalls[0].Function.Name != "get_weather" || msg.ToolCalls[0].Function.Arguments != `{"city":"Paris","units":"c"}` ||
+		!strings.HasPrefix(msg.ToolCalls[0].ID, "toolu_01A-th-") || msg.ToolCalls[0].Function.Name != "get_weather" || msg.ToolCalls[0].Function.Arguments != `{"city":"Paris","units":"c"}` ||
 		msg.ToolCalls[1].ID != "toolu_01B" || msg.ToolCalls[1].Function.Name != "get_time" || msg.ToolCalls[1].Function.Arguments != `{}` {
 		t.Errorf("tool calls = %+v", msg.ToolCalls)
 	}

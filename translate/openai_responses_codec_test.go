@@ -112,6 +112,7 @@ func TestOpenAIResponsesStreamFixtures(t *testing.T) {
 		{"custom_tool_call.sse", "tool call_Jq1vJr8wHkZ5t0Xo3uY2pA6c apply_patch({\"input\":\"*** Begin Patch\\n*** Add File: hello.txt\\n+Hello, \\\"world\\\"\\n*** End Patch\\n\"})\nstop tool_use usage 300/40 cache_read=256 reasoning=0", ""},
 		{"incomplete_max_tokens.sse", "text \"Once upon a time, in a land far\"\nstop max_tokens usage 20/16 cache_read=0 reasoning=0", ""},
 		{"whole_items_no_event_lines.sse", "text \"Listing the files.\"\ntool call_local_0001 exec_command({\"cmd\":\"ls\"})\nstop tool_use usage 12/9 cache_read=0 reasoning=0", ""},
+		{"completed_only.sse", "thinking \"Checking the weather.\" sig=\"rs_0a1b2c3d4e5f6071:gAAAAABproxyEncrypted\"\ntext \"Let me look that up.\"\ntool call_proxy_0001 get_weather({\"city\":\"Paris\"})\nstop tool_use usage 40/25 cache_read=0 reasoning=10", ""},
 		{"error_failed.sse", "", "billing: You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors."},
 	}
 	for _, tt := range tests {
@@ -288,7 +289,7 @@ var respOwnIDs = regexp.MustCompile(`rs_[0-9a-f]+:`)
 // events for a Responses client and decodes that again: the response must
 // survive, reasoning item ids and encrypted contents included.
 func TestOpenAIResponsesStreamRoundTrip(t *testing.T) {
-	for _, file := range []string{"text.sse", "function_call.sse", "reasoning_tool_call.sse", "custom_tool_call.sse", "incomplete_max_tokens.sse", "whole_items_no_event_lines.sse"} {
+	for _, file := range []string{"text.sse", "function_call.sse", "reasoning_tool_call.sse", "custom_tool_call.sse", "incomplete_max_tokens.sse", "whole_items_no_event_lines.sse", "completed_only.sse"} {
 		t.Run(file, func(t *testing.T) {
 			evs := respDecodeStream(t, respFixture(t, file))
 			want, err := respAccumulate(t, evs)

@@ -411,17 +411,25 @@ func respAppendToolChoice(b []byte, tc *ToolChoice) []byte {
 
 // appendReasoning writes the reasoning object and reports whether reasoning
 // was asked for. An effort is sent as given (an Anthropic token budget
-// becomes one); a summary is always asked for, because clients of the other
-// protocols show the model's thinking and have nothing else to show.
+// becomes one, thinking without a depth asks for medium); a summary is
+// always asked for, because clients of the other protocols show the
+// model's thinking and have nothing else to show.
 func (e *respRequestEncoder) appendReasoning(bp *[]byte) bool {
 	r := e.req.Reasoning
 	if r == nil || r.Mode == ReasoningDisabled && r.Effort != "none" {
 		return false
 	}
 	effort := r.Effort
-	if effort == "" && r.Mode == ReasoningEnabled && r.BudgetTokens > 0 {
-		effort = oaiEffortForBudget(r.BudgetTokens)
-		e.req.Drop("thinking.budget_tokens", "sent as reasoning effort "+effort)
+	if effort == "" && r.Mode == ReasoningEnabled {
+		if r.BudgetTokens > 0 {
+			effort = oaiEffortForBudget(r.BudgetTokens)
+			e.req.Drop("thinking.budget_tokens", "sent as reasoning effort "+effort)
+		} else {
+			// Thinking asked for without a depth (Gemini's
+			// includeThoughts or dynamic budget): the API's default
+			// effort, said out loud so the backend does think.
+			effort = "medium"
+		}
 	}
 	b := append(*bp, `,"reasoning":{`...)
 	if effort != "" {

@@ -252,7 +252,11 @@ func (o *respObject) append(b []byte) []byte {
 	} else {
 		b = append(b, "null"...)
 	}
-	b = append(b, `,"summary":null},"store":false,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"usage":`...)
+	b = append(b, `,"summary":`...)
+	b = appendJSONStringOrNull(b, respEchoSummary(o.req))
+	b = append(b, `},"store":false`...)
+	b = respAppendEcho(b, o.req) // the request's tools and sampling (openai_responses_echo.go)
+	b = append(b, `,"usage":`...)
 	if o.usage != nil {
 		b = respAppendUsage(b, o.usage)
 	} else {

@@ -33,6 +33,9 @@ type respStreamDecoder struct {
 	refusal   bool // refusal text was forwarded
 	paragraph bool // the next summary text starts a new summary part
 	buf       []byte
+	// items counts the output items the stream announced; with none,
+	// the final response's output is the answer (see complete).
+	items int
 }
 
 // Decode implements StreamDecoder.
@@ -136,6 +139,7 @@ func (d *respStreamDecoder) customInput(dst []Event, s string) []Event {
 
 func (d *respStreamDecoder) itemAdded(dst []Event, it gjson.Result) []Event {
 	dst = d.em.Start(dst, "", "", nil)
+	d.items++
 	d.itemID, d.itemType = it.Get("id").Str, it.Get("type").Str
 	d.seen, d.summaries, d.paragraph = false, 0, false
 	switch d.itemType {
@@ -216,8 +220,17 @@ func (d *respStreamDecoder) itemDone(dst []Event, it gjson.Result) []Event {
 }
 
 // complete ends the stream with the final response's status and usage.
+// Some servers and proxies stream no item events at all and send the whole
+// answer in the final response's output: when no item was announced, its
+// items are emitted here as if each had arrived whole.
 func (d *respStreamDecoder) complete(dst []Event, r gjson.Result) []Event {
 	dst = d.em.Start(dst, r.Get("id").Str, r.Get("model").Str, nil)
+	if d.items == 0 {
+		r.Get("output").ForEach(func(_, it gjson.Result) bool {
+			dst = d.itemDone(dst, it)
+			return true
+		})
+	}
 	reason := respStopReason(r.Get("status").Str, r.Get("incomplete_details.reason").Str)
 	if d.refusal && reason == StopEndTurn {
 		reason = StopRefusal

@@ -258,10 +258,14 @@ func TestErrorScenarios(t *testing.T) {
 		{"error_401", 401, translate.ErrAuthentication},
 		{"error_429", 429, translate.ErrRateLimit},
 		{"error_500", 500, translate.ErrAPI},
+		{"error_overloaded", 0, translate.ErrOverloaded}, // 0: the provider's overloaded status
 	}
 	for _, pc := range protocolCases {
 		codec := mustCodec(t, pc.protocol)
 		for _, tt := range tests {
+			if tt.status == 0 {
+				tt.status = protocolForPath(pc.path).overloadedStatus
+			}
 			for _, streamed := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/stream=%v", pc.protocol, tt.scenario, streamed), func(t *testing.T) {
 					m := newMock(t, nil)
