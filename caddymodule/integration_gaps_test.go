@@ -26,6 +26,7 @@ const gapsCaddyfile = `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
+		forward_headers X-Mock-Scenario
 		backend oai {
 			protocol openai_chat
 			api_key oai-backend-key
