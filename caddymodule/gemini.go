@@ -13,8 +13,8 @@ import (
 // .../v1beta/models/{model}:{method} (or /v1/), and chooses the stream
 // framing with a query parameter: alt=sse streams server-sent events,
 // anything else a streamed JSON array. This file holds what the handler
-// needs to know about that, and the two small endpoints louter answers
-// itself for Gemini clients (countTokens and the model list).
+// needs to know about that, and the model list louter answers itself for
+// Gemini clients.
 
 // geminiModelPath splits a Gemini API path into the model and the method.
 // The path may have any prefix before the API version.
@@ -63,12 +63,9 @@ func geminiBackendEndpoint(model string, stream bool) (string, string) {
 	return "/models/" + model + ":generateContent", ""
 }
 
-// serveGeminiAux answers the Gemini endpoints that are not chat requests
-// and reports whether it did:
+// serveGeminiAux answers the Gemini model list and reports whether it did
+// (countTokens is answered in count_tokens.go):
 //
-//   - POST .../models/{model}:countTokens: an estimate (a quarter of the
-//     body's bytes), since most backends have no token counting endpoint;
-//     Gemini CLI only uses it for its context meter.
 //   - GET .../v1beta/models and .../v1beta/models/{model}: the models of
 //     the configuration whose patterns are literal names (a pattern with a
 //     '*' names no model). The /v1/models variants are answered only for a
@@ -79,19 +76,6 @@ func (l *Louter) serveGeminiAux(w http.ResponseWriter, r *http.Request) bool {
 	gemini, _ := translate.Lookup(translate.ProtocolGemini)
 	if gemini == nil {
 		return false
-	}
-	if model, method, ok := geminiModelPath(path); ok && method == "countTokens" && r.Method == http.MethodPost {
-		if _, routed := l.route(model); !routed {
-			_ = writeError(w, gemini, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
-			return true
-		}
-		body, e := l.readBody(r)
-		if e != nil {
-			_ = writeError(w, gemini, e)
-			return true
-		}
-		writeGeminiJSON(w, http.StatusOK, map[string]int{"totalTokens": (len(body) + 3) / 4})
-		return true
 	}
 	if r.Method != http.MethodGet {
 		return false

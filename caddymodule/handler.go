@@ -24,8 +24,11 @@ var nopNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) err
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	if l.serveCountTokens(w, r) {
+		return nil // Anthropic's count_tokens, Gemini's countTokens (count_tokens.go)
+	}
 	if l.serveGeminiAux(w, r) {
-		return nil // Gemini's countTokens or model list (gemini.go)
+		return nil // Gemini's model list (gemini.go)
 	}
 	ep, pathModel, ok := detectClient(r)
 	if !ok {

@@ -152,6 +152,9 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 		m.serveJournal(w, r)
 		return nil
 	}
+	if m.serveCountTokens(w, r) {
+		return nil // count_tokens.go
+	}
 
 	spec := protocolForPath(r.URL.Path)
 	var body []byte
