@@ -214,6 +214,7 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	}
 	clientReq := *ir
 	clientReq.Model = clientModel
+	clientReq.InputTokensEstimate = inputTokensEstimate(client.Protocol(), b, ir) // usage_estimate.go
 	return out, &clientReq, nil
 }
 

@@ -22,7 +22,7 @@ import (
 	"github.com/louter/louter/internal/testcaddy"
 )
 
-const countCaddyfile = `
+const tokensCaddyfile = `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
@@ -63,9 +63,9 @@ const countCaddyfile = `
 }
 `
 
-func startCountEnv(t *testing.T) *env {
+func startTokensEnv(t *testing.T) *env {
 	t.Helper()
-	ports := testcaddy.Start(t, countCaddyfile)
+	ports := testcaddy.Start(t, tokensCaddyfile)
 	testcaddy.WaitListening(t, ports[1])
 	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}
 }
@@ -113,7 +113,7 @@ func checkCount(t *testing.T, e *env, n int64, asked bool, msgs int, path, proto
 }
 
 func TestCountTokensAnthropicClient(t *testing.T) {
-	e := startCountEnv(t)
+	e := startTokensEnv(t)
 	msgs := []anthropic.MessageParam{
 		anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather in Paris? Please answer in one sentence.")),
 		anthropic.NewAssistantMessage(anthropic.NewTextBlock("Sunny, 24 °C.")),
@@ -170,7 +170,7 @@ func TestCountTokensAnthropicClient(t *testing.T) {
 }
 
 func TestCountTokensGeminiClient(t *testing.T) {
-	e := startCountEnv(t)
+	e := startTokensEnv(t)
 	contents := []*genai.Content{
 		genai.NewContentFromText("What is the weather in Paris?", genai.RoleUser),
 		genai.NewContentFromText("Sunny.", genai.RoleModel),
@@ -192,7 +192,7 @@ func TestCountTokensGeminiClient(t *testing.T) {
 // TestCountTokensErrors checks that a counting call louter cannot serve
 // gets an error in the client's protocol.
 func TestCountTokensErrors(t *testing.T) {
-	e := startCountEnv(t)
+	e := startTokensEnv(t)
 	tests := []struct {
 		name, path, body string
 		status           int
