@@ -160,4 +160,3 @@ func TestGeminiStreamUsageUpFront(t *testing.T) {
 		})
 	}
 }
-
