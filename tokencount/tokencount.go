@@ -22,6 +22,7 @@ package tokencount
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/louter/louter/translate"
 )
@@ -115,7 +116,7 @@ func walk(req *translate.Request, backend translate.Protocol, c counter) int {
 	}
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		n += f.tool + c.text(t.Name) + c.text(t.Description) + c.text(string(t.Schema))
+		n += f.tool + c.text(t.Name) + c.text(t.Description) + c.text(bytesView(t.Schema))
 	}
 	// Reasoning of earlier turns is not sent again (Anthropic strips it,
 	// OpenAI and Gemini drop it); the turn in progress — the assistant
@@ -174,6 +175,16 @@ func currentTurn(msgs []translate.Message) int {
 		}
 	}
 	return 0
+}
+
+// bytesView returns b as a string without copying it. The counters only
+// read their text during the call, and nothing changes a request's schema
+// while it is counted.
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // isOpenAIFamily reports whether a backend protocol is one of OpenAI's.

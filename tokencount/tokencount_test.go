@@ -109,3 +109,17 @@ func TestEncodingFor(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimatorsDoNotAllocate: the estimators may run on a chat request.
+func TestEstimatorsDoNotAllocate(t *testing.T) {
+	files := loadCorpus(t)
+	req := files[0].req
+	for name, f := range map[string]func(){
+		"Estimate": func() { Estimate(req, translate.ProtocolOpenAIChat) },
+		"Quick":    func() { Quick(req, translate.ProtocolOpenAIChat) },
+	} {
+		if n := testing.AllocsPerRun(10, f); n != 0 {
+			t.Errorf("%s allocates %.0f times per request", name, n)
+		}
+	}
+}
