@@ -63,7 +63,7 @@ func corpusTexts(files []corpusFile) []string {
 const maxEstimateError = 0.08
 
 // maxQuickError is the same bound for Quick.
-const maxQuickError = 0.15
+const maxQuickError = 0.10
 
 // TestEstimateAccuracy checks the estimator against the BPE count on every
 // corpus request, and prints the table the README shows (go test -v).
