@@ -222,10 +222,18 @@ func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, b
 	var err error
 	if passthrough {
 		body = call.body
-		if !call.pathModel && backendModel != call.model {
-			if body, err = sjson.SetBytes(body, "model", backendModel); err != nil {
-				return 0, nil, err
-			}
+		// The model is renamed where the body names it: Anthropic's
+		// model, Gemini's generateContentRequest.model (the URL carries
+		// the rename otherwise).
+		switch {
+		case backendModel == call.model:
+		case !call.pathModel:
+			body, err = sjson.SetBytes(body, "model", backendModel)
+		case gjson.GetBytes(body, "generateContentRequest.model").Exists():
+			body, err = sjson.SetBytes(body, "generateContentRequest.model", "models/"+backendModel)
+		}
+		if err != nil {
+			return 0, nil, err
 		}
 	} else {
 		ir := *call.req

@@ -228,3 +228,36 @@ func TestCountTokensErrors(t *testing.T) {
 		t.Errorf("genai, unknown model: %v", err)
 	}
 }
+
+// TestCountTokensGeminiWholeRequest checks Gemini's other body form: a whole
+// generateContent request, whose system instruction and tools count too,
+// and which a Gemini backend receives as it was sent.
+func TestCountTokensGeminiWholeRequest(t *testing.T) {
+	e := startTokensEnv(t)
+	contents := `{"contents":[{"role":"user","parts":[{"text":"What is the weather in Paris?"}]}]}`
+	whole := `{"generateContentRequest":{"model":"models/count-oai",` +
+		`"systemInstruction":{"parts":[{"text":"You are a meteorologist who answers in verse, citing the forecast's sources."}]},` +
+		`"tools":[{"functionDeclarations":[{"name":"get_weather","description":"Get the weather for a city",` +
+		`"parametersJsonSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}]}],` +
+		`"contents":[{"role":"user","parts":[{"text":"What is the weather in Paris?"}]}]}}`
+	count := func(model, body string) int64 {
+		t.Helper()
+		resp := post(t, e.louter+"/v1beta/models/"+model+":countTokens", body)
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, b)
+		}
+		return gjson.GetBytes(b, "totalTokens").Int()
+	}
+	if small, big := count("count-oai", contents), count("count-oai", whole); small <= 0 || big <= small+20 {
+		t.Errorf("local count: contents alone %d, with system instruction and tools %d: want the latter well above", small, big)
+	}
+	e.clearJournals()
+	if n := count("count-gem", strings.Replace(whole, "models/count-oai", "models/count-gem", 1)); n != mock.CountBase+1 {
+		t.Errorf("Gemini backend count %d, want %d", n, mock.CountBase+1)
+	}
+	if got := e.backendRequests(); len(got) != 1 || !got[0].Get("body.generateContentRequest.systemInstruction").Exists() ||
+		got[0].Get("body.generateContentRequest.model").Str != "models/backend-gem" {
+		t.Errorf("the Gemini backend did not receive the whole request: %v", got)
+	}
+}
