@@ -2,6 +2,7 @@ package tokencount
 
 import (
 	"encoding/json"
+	"sync"
 	"testing"
 
 	"github.com/louter/louter/translate"
@@ -120,6 +121,25 @@ func TestEstimatorsDoNotAllocate(t *testing.T) {
 	} {
 		if n := testing.AllocsPerRun(10, f); n != 0 {
 			t.Errorf("%s allocates %.0f times per request", name, n)
+		}
+	}
+}
+
+// TestCountConcurrently: the counters are shared by every request (run
+// with -race).
+func TestCountConcurrently(t *testing.T) {
+	files := loadCorpus(t)
+	req := files[len(files)-1].req // the captured Claude Code request
+	want := Count(req, translate.ProtocolAnthropic, "")
+	var wg sync.WaitGroup
+	got := make([]int, 4)
+	for i := range got {
+		wg.Go(func() { got[i] = Count(req, translate.ProtocolAnthropic, "") })
+	}
+	wg.Wait()
+	for i, n := range got {
+		if n != want {
+			t.Errorf("goroutine %d counted %d, want %d", i, n, want)
 		}
 	}
 }
