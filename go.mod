@@ -9,6 +9,7 @@ require (
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/tidwall/gjson v1.20.0
 	github.com/tidwall/sjson v1.2.5
+	github.com/tiktoken-go/tokenizer v0.10.0
 	go.uber.org/zap v1.28.0
 	google.golang.org/genai v1.77.0
 )

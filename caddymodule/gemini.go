@@ -2,19 +2,17 @@ package caddymodule
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/louter/louter/translate"
 )
 
 // Gemini puts the model and the method into the URL,
 // .../v1beta/models/{model}:{method} (or /v1/), and chooses the stream
 // framing with a query parameter: alt=sse streams server-sent events,
 // anything else a streamed JSON array. This file holds what the handler
-// needs to know about that, and countTokens, which louter answers itself.
+// needs to know about that. (Model lists are in models.go, countTokens in
+// count_tokens.go.)
 
 // geminiModelPath splits a Gemini API path into the model and the method.
 // path is the escaped path (r.URL.EscapedPath()): the model is the text
@@ -80,32 +78,6 @@ func geminiBackendEndpoint(model string, stream bool) (string, string) {
 		return "/models/" + escapeModelPath(model) + ":streamGenerateContent", "alt=sse"
 	}
 	return "/models/" + escapeModelPath(model) + ":generateContent", ""
-}
-
-// serveGeminiAux answers Gemini's POST .../models/{model}:countTokens and
-// reports whether it did: an estimate (a quarter of the body's bytes),
-// since most backends have no token counting endpoint; Gemini CLI only uses
-// it for its context meter. (The model list is in models.go.)
-func (l *Louter) serveGeminiAux(w http.ResponseWriter, r *http.Request) bool {
-	gemini, _ := translate.Lookup(translate.ProtocolGemini)
-	if gemini == nil {
-		return false
-	}
-	model, method, ok := geminiModelPath(r.URL.EscapedPath())
-	if !ok || method != "countTokens" || r.Method != http.MethodPost {
-		return false
-	}
-	if _, routed := l.route(model); !routed {
-		_ = writeError(w, gemini, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
-		return true
-	}
-	body, e := l.readBody(r)
-	if e != nil {
-		_ = writeError(w, gemini, e)
-		return true
-	}
-	writeGeminiJSON(w, http.StatusOK, map[string]int{"totalTokens": (len(body) + 3) / 4})
-	return true
 }
 
 func writeGeminiJSON(w http.ResponseWriter, status int, v any) {

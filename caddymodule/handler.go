@@ -28,8 +28,8 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if done, err := l.serveSurface(w, r); done {
 		return err // model lists, non-chat passthrough, wrong paths (surface.go)
 	}
-	if l.serveGeminiAux(w, r) {
-		return nil // Gemini's countTokens or model list (gemini.go)
+	if l.serveCountTokens(w, r) {
+		return nil // Anthropic's count_tokens, Gemini's countTokens (count_tokens.go)
 	}
 	ep, pathModel, ok := detectClient(r)
 	if !ok {
@@ -246,6 +246,7 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	}
 	clientReq := *ir
 	clientReq.Model = clientModel
+	clientReq.InputTokensEstimate = inputTokensEstimate(client.Protocol(), b, ir) // usage_estimate.go
 	return out, &clientReq, nil
 }
 

@@ -25,6 +25,7 @@ func (anthropicCodec) NewStreamEncoder(req *Request) StreamEncoder {
 	enc := &anthropicStreamEncoder{}
 	if req != nil {
 		enc.model = req.Model
+		enc.estimate = req.InputTokensEstimate
 	}
 	return enc
 }

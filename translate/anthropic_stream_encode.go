@@ -19,6 +19,11 @@ type anthropicStreamEncoder struct {
 
 	usage Usage  // last usage seen, for message_delta
 	buf   []byte // reused for every event's data
+
+	// estimate stands in for the input tokens until the backend reports
+	// them (Request.InputTokensEstimate): message_start must carry a
+	// figure, and Claude Code's context meter reads it there.
+	estimate int
 }
 
 // Encode implements StreamEncoder.
@@ -93,6 +98,7 @@ func (s *anthropicStreamEncoder) start(w FrameWriter, ev *Event) {
 	// Output is not known yet: the real API sends a placeholder too.
 	u := s.usage
 	u.OutputTokens = 0
+	s.fillInput(&u)
 	b = appendAnthUsage(b, &u)
 	b = append(b, "}}"...)
 	s.buf = b
@@ -177,11 +183,23 @@ func (s *anthropicStreamEncoder) stop(w FrameWriter, ev *Event) {
 	b = append(b, `,"stop_sequence":`...)
 	b = appendJSONStringOrNull(b, ev.StopSequence)
 	b = append(b, `},"usage":`...)
-	b = appendAnthUsage(b, &s.usage)
+	// The backend's final counts, cumulative: they replace what
+	// message_start announced.
+	u := s.usage
+	s.fillInput(&u)
+	b = appendAnthUsage(b, &u)
 	b = append(b, '}')
 	s.buf = b
 	w.WriteFrame("message_delta", b)
 	w.WriteFrame("message_stop", anthMessageStop)
+}
+
+// fillInput puts the estimate in place of input tokens the backend has not
+// reported.
+func (s *anthropicStreamEncoder) fillInput(u *Usage) {
+	if u.InputTokens == 0 {
+		u.InputTokens = s.estimate
+	}
 }
 
 // anthMessageStop is the data of every message_stop event. Writers only

@@ -40,6 +40,7 @@ func (geminiCodec) NewStreamEncoder(req *Request) StreamEncoder {
 	enc := &geminiStreamEncoder{}
 	if req != nil {
 		enc.model = req.Model
+		enc.estimate = req.InputTokensEstimate
 	}
 	return enc
 }

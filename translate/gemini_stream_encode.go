@@ -17,6 +17,9 @@ type geminiStreamEncoder struct {
 	done     bool
 	usage    Usage
 	hasUsage bool
+	// estimate stands in for the prompt tokens until the backend reports
+	// them (Request.InputTokensEstimate).
+	estimate int
 
 	inTool   bool
 	toolID   string
@@ -106,9 +109,15 @@ func (s *geminiStreamEncoder) end(b []byte, finish string) []byte {
 		b = appendJSONString(b, finish)
 	}
 	b = append(b, `,"index":0}]`...)
-	if s.hasUsage {
+	switch {
+	case s.hasUsage && (s.usage.InputTokens > 0 || s.estimate == 0):
 		b = append(b, `,"usageMetadata":`...)
 		b = geminiAppendUsage(b, &s.usage)
+	case s.estimate > 0:
+		u := s.usage
+		u.InputTokens = s.estimate
+		b = append(b, `,"usageMetadata":`...)
+		b = geminiAppendUsage(b, &u)
 	}
 	b = append(b, `,"modelVersion":`...)
 	b = appendJSONString(b, s.model)

@@ -196,6 +196,13 @@ type Request struct {
 	// IncludeUsage is the OpenAI client's stream_options.include_usage.
 	IncludeUsage bool
 
+	// InputTokensEstimate is a local estimate of the input tokens, set by
+	// the caller for the client stream encoders of protocols that announce
+	// input usage before the backend has reported any (Anthropic's
+	// message_start, Gemini's usageMetadata on every chunk); 0 means none.
+	// The backend's own figures replace it as soon as they arrive.
+	InputTokensEstimate int
+
 	// Dropped lists what decoding or encoding left out on purpose, as
 	// "field: reason", for the caller to log. Each entry appears once.
 	Dropped []string

@@ -160,7 +160,10 @@ func oaiDecodeUsage(u gjson.Result) Usage {
 	return out
 }
 
-// oaiAppendUsage appends a usage object as OpenAI reports it.
+// oaiAppendUsage appends a usage object as OpenAI reports it. Cache writes
+// (an Anthropic backend's cache_creation_input_tokens) go into
+// prompt_tokens_details.cache_write_tokens, only when there were any, as
+// OpenAI's newer API reports them.
 func oaiAppendUsage(b []byte, u *Usage) []byte {
 	b = append(b, `{"prompt_tokens":`...)
 	b = appendJSONInt(b, int64(u.InputTokens))
@@ -170,6 +173,10 @@ func oaiAppendUsage(b []byte, u *Usage) []byte {
 	b = appendJSONInt(b, int64(u.InputTokens+u.OutputTokens))
 	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 	b = appendJSONInt(b, int64(u.CacheReadTokens))
+	if u.CacheWriteTokens > 0 {
+		b = append(b, `,"cache_write_tokens":`...)
+		b = appendJSONInt(b, int64(u.CacheWriteTokens))
+	}
 	b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
 	b = appendJSONInt(b, int64(u.ReasoningTokens))
 	return append(b, "}}"...)

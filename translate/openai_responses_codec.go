@@ -124,12 +124,18 @@ func respDecodeUsage(u gjson.Result) Usage {
 	}
 }
 
-// respAppendUsage appends a usage object as the Responses API reports it.
+// respAppendUsage appends a usage object as the Responses API reports it,
+// with input_tokens_details.cache_write_tokens when the backend wrote to
+// its cache.
 func respAppendUsage(b []byte, u *Usage) []byte {
 	b = append(b, `{"input_tokens":`...)
 	b = appendJSONInt(b, int64(u.InputTokens))
 	b = append(b, `,"input_tokens_details":{"cached_tokens":`...)
 	b = appendJSONInt(b, int64(u.CacheReadTokens))
+	if u.CacheWriteTokens > 0 {
+		b = append(b, `,"cache_write_tokens":`...)
+		b = appendJSONInt(b, int64(u.CacheWriteTokens))
+	}
 	b = append(b, `},"output_tokens":`...)
 	b = appendJSONInt(b, int64(u.OutputTokens))
 	b = append(b, `,"output_tokens_details":{"reasoning_tokens":`...)

@@ -155,6 +155,9 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 	if m.serveNonChat(w, r) {
 		return nil // model lists, embeddings, completions (non_chat.go)
 	}
+	if m.serveCountTokens(w, r) {
+		return nil // count_tokens.go
+	}
 
 	spec := protocolForPath(r.URL.Path)
 	var body []byte

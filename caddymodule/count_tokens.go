@@ -1,0 +1,326 @@
+package caddymodule
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/louter/louter/tokencount"
+	"github.com/louter/louter/translate"
+)
+
+// Token counting: Anthropic's POST .../v1/messages/count_tokens and Gemini's
+// POST .../models/{model}:countTokens, routed by model like chat requests.
+// The count comes from whoever can tell best:
+//
+//   - a backend that has a counting endpoint — Anthropic's count_tokens or
+//     Gemini's countTokens — is asked, with the request passed through to a
+//     backend of the client's protocol and translated otherwise;
+//   - any other backend (OpenAI Chat, Responses), or one that fails to
+//     answer, gets a local count with a BPE tokenizer (package tokencount).
+//
+// The call never fails once the request is understood: a backend error is
+// logged at debug level and answered with the local count.
+
+// countTokensPathSuffix is Anthropic's counting endpoint, under any prefix.
+const countTokensPathSuffix = "/v1/messages/count_tokens"
+
+// countResponseLimit bounds what louter reads of a backend's count answer.
+const countResponseLimit = 64 << 10
+
+// countCall is one token-counting request as louter understood it.
+type countCall struct {
+	client    translate.Codec
+	body      []byte // the client's body, as sent
+	req       *translate.Request
+	model     string // the client's model
+	pathModel bool   // the model came from the URL (Gemini)
+}
+
+// serveCountTokens answers a token-counting call and reports whether the
+// request was one.
+func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	var proto translate.Protocol
+	pathModel := ""
+	switch {
+	case strings.HasSuffix(r.URL.Path, countTokensPathSuffix):
+		proto = translate.ProtocolAnthropic
+	default:
+		model, method, ok := geminiModelPath(r.URL.EscapedPath())
+		if !ok || method != "countTokens" {
+			return false
+		}
+		proto, pathModel = translate.ProtocolGemini, model
+	}
+	client, ok := translate.Lookup(proto)
+	if !ok {
+		return false
+	}
+	call, te := l.readCountCall(r, client, pathModel)
+	if te != nil {
+		_ = l.reject(w, client, te)
+		return true
+	}
+	route, ok := l.route(call.model)
+	if !ok {
+		_ = l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", call.model)))
+		return true
+	}
+	b := route.backend
+	backendModel := call.model
+	if route.Rename != "" {
+		backendModel = route.Rename
+	}
+	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
+		_ = l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
+		return true
+	}
+
+	n, passBody, source := 0, []byte(nil), "local"
+	if askBackend[b.Protocol] != nil && b.Dialect == nil {
+		var err error
+		n, passBody, err = l.askBackendCount(r, b, call, backendModel)
+		if err == nil {
+			source = "backend"
+		} else if c := l.logger.Check(zapcore.DebugLevel, "backend token count failed; answering the local count"); c != nil {
+			c.Write(zap.String("backend", b.name), zap.String("model", call.model), zap.Error(err))
+		}
+	}
+	if source == "local" {
+		n = tokencount.Count(call.req, b.Protocol, backendModel)
+	}
+	if c := l.logger.Check(zapcore.DebugLevel, "counted tokens"); c != nil {
+		c.Write(zap.String("client", string(proto)), zap.String("backend", b.name), zap.String("model", call.model), zap.String("source", source), zap.Int("tokens", n))
+	}
+	if passBody != nil {
+		writeCountJSON(w, passBody) // the backend's own answer, in the client's protocol
+		return true
+	}
+	writeCountJSON(w, countAnswer(proto, n))
+	return true
+}
+
+// readCountCall reads and decodes a counting request. A Gemini client may
+// wrap a whole generateContent request in generateContentRequest.
+func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathModel string) (*countCall, *translate.Error) {
+	body, te := l.readBody(r)
+	if te != nil {
+		return nil, te
+	}
+	if !gjson.ValidBytes(body) {
+		return nil, translate.BadRequest("louter: the request body is not valid JSON")
+	}
+	call := &countCall{client: client, body: body, model: pathModel, pathModel: pathModel != ""}
+	decode := body
+	if call.pathModel {
+		if g := gjson.GetBytes(body, "generateContentRequest"); g.Exists() {
+			if !g.IsObject() {
+				return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "generateContentRequest: must be an object", Param: "generateContentRequest"}
+			}
+			decode = []byte(g.Raw)
+		}
+	} else {
+		m := gjson.GetBytes(body, "model")
+		if m.Type != gjson.String || m.Str == "" {
+			return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"}
+		}
+		call.model = m.Str
+	}
+	req, err := client.DecodeRequest(decode)
+	if err != nil {
+		return nil, asError(err, http.StatusBadRequest)
+	}
+	call.req = req
+	return call, nil
+}
+
+// countAnswer is the client's answer to a count of n tokens.
+func countAnswer(client translate.Protocol, n int) []byte {
+	if client == translate.ProtocolGemini {
+		return []byte(`{"totalTokens":` + strconv.Itoa(n) + `}`)
+	}
+	return []byte(`{"input_tokens":` + strconv.Itoa(n) + `}`)
+}
+
+func writeCountJSON(w http.ResponseWriter, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// backendCounter is what louter needs to ask one protocol's counting
+// endpoint: its path below the base path, the body to send for a translated
+// request, and how to read the count from the answer.
+type backendCounter struct {
+	path func(model string) string
+	// body turns the IR request (already named for the backend) into the
+	// counting endpoint's body.
+	body func(c translate.Codec, req *translate.Request) ([]byte, error)
+	// read returns the count in the answer.
+	read func(answer []byte) (int, bool)
+}
+
+// askBackend lists the backend protocols that count tokens themselves.
+var askBackend = map[translate.Protocol]*backendCounter{
+	translate.ProtocolAnthropic: {
+		path: func(string) string { return "/messages/count_tokens" },
+		body: func(c translate.Codec, req *translate.Request) ([]byte, error) {
+			out, err := c.EncodeRequest(req)
+			if err != nil {
+				return nil, err
+			}
+			// count_tokens takes the prompt, not the sampling settings:
+			// the API refuses fields it does not know.
+			for _, k := range [...]string{"max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"} {
+				if out, err = sjson.DeleteBytes(out, k); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		},
+		read: func(answer []byte) (int, bool) {
+			v := gjson.GetBytes(answer, "input_tokens")
+			return int(v.Int()), v.Type == gjson.Number
+		},
+	},
+	translate.ProtocolGemini: {
+		path: func(model string) string { return "/models/" + escapeModelPath(model) + ":countTokens" },
+		body: func(c translate.Codec, req *translate.Request) ([]byte, error) {
+			out, err := c.EncodeRequest(req)
+			if err != nil {
+				return nil, err
+			}
+			// The whole request, so the system instruction and the tools
+			// are counted too; it must name its model.
+			if out, err = sjson.SetBytes(out, "model", "models/"+req.Model); err != nil {
+				return nil, err
+			}
+			return append(append([]byte(`{"generateContentRequest":`), out...), '}'), nil
+		},
+		read: func(answer []byte) (int, bool) {
+			v := gjson.GetBytes(answer, "totalTokens")
+			return int(v.Int()), v.Type == gjson.Number
+		},
+	},
+}
+
+// askBackendCount asks the backend's counting endpoint through its upstream
+// handler. For a client of the backend's own protocol it returns the
+// backend's answer to pass on as it is; otherwise only the count.
+func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, backendModel string) (int, []byte, error) {
+	bc := askBackend[b.Protocol]
+	passthrough := call.client.Protocol() == b.Protocol
+	var body []byte
+	var err error
+	if passthrough {
+		body = call.body
+		// The model is renamed where the body names it: Anthropic's
+		// model, Gemini's generateContentRequest.model (the URL carries
+		// the rename otherwise).
+		switch {
+		case backendModel == call.model:
+		case !call.pathModel:
+			body, err = sjson.SetBytes(body, "model", backendModel)
+		case gjson.GetBytes(body, "generateContentRequest.model").Exists():
+			body, err = sjson.SetBytes(body, "generateContentRequest.model", "models/"+backendModel)
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+	} else {
+		ir := *call.req
+		ir.Model = backendModel
+		if body, err = bc.body(b.codec, &ir); err != nil {
+			return 0, nil, fmt.Errorf("translating the request: %w", err)
+		}
+	}
+	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, passthrough: passthrough})
+	setBackendPath(r.URL, b.basePath, bc.path(backendModel)) // model_name.go: the model is escaped
+	r.RequestURI = r.URL.RequestURI()
+	r = b.attachCredential(r, cred) // below reverse_proxy's logs (credential_transport.go)
+
+	rec := &countRecorder{header: http.Header{}}
+	if err := serveRecovered(b, rec, r); err != nil {
+		return 0, nil, err
+	}
+	if rec.status != http.StatusOK {
+		// The body is not logged: an error body may echo the key.
+		return 0, nil, fmt.Errorf("backend answered %d", rec.status)
+	}
+	n, ok := bc.read(rec.body.Bytes())
+	if !ok || rec.truncated {
+		return 0, nil, fmt.Errorf("backend answer holds no count")
+	}
+	if passthrough {
+		return n, rec.body.Bytes(), nil
+	}
+	return n, nil, nil
+}
+
+// serveRecovered calls the backend's upstream handler, turning the panic
+// reverse_proxy raises when copying a response fails into an error.
+func serveRecovered(b *Backend, w http.ResponseWriter, r *http.Request) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			err = fmt.Errorf("the backend connection failed")
+		}
+	}()
+	err = b.upstream.ServeHTTP(w, r, nopNext)
+	if err == nil && w.(*countRecorder).status == 0 {
+		err = fmt.Errorf("the upstream handler wrote no response")
+	}
+	return err
+}
+
+// countRecorder keeps the backend's answer to a counting call: a small JSON
+// body, read whole.
+type countRecorder struct {
+	header    http.Header
+	status    int
+	body      bytes.Buffer
+	truncated bool
+}
+
+func (c *countRecorder) Header() http.Header { return c.header }
+
+func (c *countRecorder) WriteHeader(status int) {
+	if c.status == 0 && status >= 200 {
+		c.status = status
+	}
+}
+
+func (c *countRecorder) Write(p []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	if room := countResponseLimit - c.body.Len(); len(p) > room {
+		c.body.Write(p[:max(room, 0)])
+		c.truncated = true
+		return len(p), nil
+	}
+	return c.body.Write(p)
+}
+
+// Flush implements http.Flusher; the answer is kept whole anyway.
+func (c *countRecorder) Flush() {}
+
+// Interface guards.
+var (
+	_ http.ResponseWriter = (*countRecorder)(nil)
+	_ http.Flusher        = (*countRecorder)(nil)
+)

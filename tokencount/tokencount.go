@@ -1,0 +1,203 @@
+// Package tokencount counts the input tokens of a chat request locally, for
+// the token counting endpoints and for the input figure a stream announces
+// before the backend has reported one.
+//
+// Two counters walk the same parts of a translate.Request — what the backend
+// will actually be sent: the system prompt, every message's text, the tool
+// definitions (name, description, JSON schema), tool calls and results, the
+// reasoning of the turn in progress, and images and documents by each
+// provider's published formula — and differ only in how they turn text into
+// tokens:
+//
+//   - Count runs a real byte-pair-encoding tokenizer (OpenAI's o200k_base, or
+//     cl100k_base for the GPT-4/3.5 generation), embedded in the binary, so
+//     nothing is fetched at run time. It is exact for OpenAI's text and an
+//     approximation for Claude and Gemini, whose tokenizers are not public.
+//   - Estimate classifies bytes (letters, digits, punctuation, spaces,
+//     other scripts) and applies factors calibrated against Count. It reads
+//     each byte once and allocates nothing, so it may run on a chat request.
+//
+// The package does not import Caddy.
+package tokencount
+
+import (
+	"strings"
+	"unsafe"
+
+	"github.com/louter/louter/translate"
+)
+
+// Count returns the input tokens of req as a backend speaking protocol
+// backend would count them, with a BPE tokenizer chosen by model.
+func Count(req *translate.Request, backend translate.Protocol, model string) int {
+	return walk(req, backend, counter{text: encodingFor(backend, model).count, exact: true})
+}
+
+// Estimate returns the input tokens of req without running a tokenizer (see
+// the package documentation). It is meant for the hot path: one pass over the
+// text, no allocation.
+func Estimate(req *translate.Request, backend translate.Protocol) int {
+	return walk(req, backend, counter{text: EstimateText})
+}
+
+// Quick is Estimate reading at most three windows of sampleWindow bytes of
+// each long text (its start, middle and end) and scaling by the text's
+// length: a 100 KB request costs a few kilobytes of scanning. It is what a
+// stream's first event announces when the backend has not said.
+func Quick(req *translate.Request, backend translate.Protocol) int {
+	return walk(req, backend, counter{text: sampledEstimate})
+}
+
+// sampleWindow is the size of each window Quick reads of a long text.
+const sampleWindow = 256
+
+func sampledEstimate(s string) int {
+	if len(s) <= 3*sampleWindow {
+		return EstimateText(s)
+	}
+	mid := cutRune(s, len(s)/2-sampleWindow/2)
+	end := cutRune(s, len(s)-sampleWindow)
+	sample := EstimateText(s[:cutRune(s, sampleWindow)]) + EstimateText(s[mid:cutRune(s, mid+sampleWindow)]) + EstimateText(s[end:])
+	return int(float64(sample)*float64(len(s))/float64(3*sampleWindow) + 0.5)
+}
+
+// cutRune moves i back to the start of the UTF-8 character it falls in.
+func cutRune(s string, i int) int {
+	for i > 0 && i < len(s) && s[i]&0xc0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+// framing is what a protocol adds around the text its requests carry, in
+// tokens. The values follow the providers' published descriptions where there
+// are any (OpenAI: 3 tokens per message and 3 to prime the reply; Anthropic:
+// a 346-token system prompt whenever tools are offered) and are otherwise
+// small constants for the role markers.
+type framing struct {
+	request     int // once per request
+	message     int // per message, and for the system prompt
+	tool        int // per tool definition
+	toolsPrompt int // once when the request offers tools
+	toolCall    int // per tool call, beyond its name and arguments
+	toolResult  int // per tool result, beyond its content
+}
+
+var framings = map[translate.Protocol]framing{
+	translate.ProtocolOpenAIChat:      {request: 3, message: 3, tool: 8, toolsPrompt: 12, toolCall: 4, toolResult: 4},
+	translate.ProtocolOpenAIResponses: {request: 3, message: 3, tool: 8, toolsPrompt: 12, toolCall: 4, toolResult: 4},
+	translate.ProtocolAnthropic:       {request: 4, message: 4, tool: 8, toolsPrompt: 346, toolCall: 6, toolResult: 6},
+	translate.ProtocolGemini:          {request: 1, message: 3, tool: 6, toolsPrompt: 8, toolCall: 4, toolResult: 4},
+}
+
+// counter turns text into tokens; exact is false for the estimate, which
+// must not decode documents.
+type counter struct {
+	text  func(string) int
+	exact bool
+}
+
+// walk adds up what the backend sees of req, turning text into tokens with
+// c and media into tokens with the backend's formula.
+func walk(req *translate.Request, backend translate.Protocol, c counter) int {
+	f, ok := framings[backend]
+	if !ok {
+		f = framings[translate.ProtocolOpenAIChat]
+	}
+	n := f.request
+	if len(req.System) > 0 {
+		n += f.message
+		for i := range req.System {
+			n += c.text(req.System[i].Text)
+		}
+	}
+	if len(req.Tools) > 0 {
+		n += f.toolsPrompt
+	}
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		n += f.tool + c.text(t.Name) + c.text(t.Description) + c.text(bytesView(t.Schema))
+	}
+	// Reasoning of earlier turns is not sent again (Anthropic strips it,
+	// OpenAI and Gemini drop it); the turn in progress — the assistant
+	// messages after the last user message that is not only tool results
+	// — keeps it.
+	current := currentTurn(req.Messages)
+	for i := range req.Messages {
+		n += f.message
+		for j := range req.Messages[i].Parts {
+			n += part(&req.Messages[i].Parts[j], backend, f, i >= current, c)
+		}
+	}
+	return n
+}
+
+func part(p *translate.Part, backend translate.Protocol, f framing, current bool, c counter) int {
+	switch p.Type {
+	case translate.PartText:
+		return c.text(p.Text)
+	case translate.PartThinking:
+		if current {
+			return c.text(p.Text)
+		}
+	case translate.PartImage:
+		return imageTokens(p.Media, backend)
+	case translate.PartDocument:
+		return documentTokens(p.Media, backend, c)
+	case translate.PartToolCall:
+		if tc := p.ToolCall; tc != nil {
+			return f.toolCall + c.text(tc.Name) + c.text(tc.Arguments)
+		}
+	case translate.PartToolResult:
+		if r := p.ToolResult; r != nil {
+			n := f.toolResult
+			for k := range r.Content {
+				n += part(&r.Content[k], backend, f, current, c)
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// currentTurn returns the index of the first message of the turn in
+// progress: the one after the last user message that carries anything but
+// tool results.
+func currentTurn(msgs []translate.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != translate.RoleUser {
+			continue
+		}
+		for _, p := range msgs[i].Parts {
+			if p.Type != translate.PartToolResult {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// bytesView returns b as a string without copying it. The counters only
+// read their text during the call, and nothing changes a request's schema
+// while it is counted.
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// isOpenAIFamily reports whether a backend protocol is one of OpenAI's.
+func isOpenAIFamily(p translate.Protocol) bool {
+	return p == translate.ProtocolOpenAIChat || p == translate.ProtocolOpenAIResponses
+}
+
+// hasAnyPrefix reports whether s starts with one of prefixes.
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
