@@ -66,6 +66,14 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request) bool {
 	if !ok {
 		return false
 	}
+	if pathModel != "" {
+		// The model is in the URL: an unknown one is refused before the
+		// body is read, as the chat endpoints do.
+		if _, ok := l.route(pathModel); !ok {
+			_ = l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", pathModel)))
+			return true
+		}
+	}
 	call, te := l.readCountCall(r, client, pathModel)
 	if te != nil {
 		_ = l.reject(w, client, te)
