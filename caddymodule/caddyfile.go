@@ -88,6 +88,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 	if d.NextArg() {
 		return d.ArgErr()
 	}
+	var modelLines []caddyfile.Token // where each model route was written
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch d.Val() {
 		case "max_request_body":
@@ -110,6 +111,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 
 		case "model":
+			modelLines = append(modelLines, d.Token())
 			args := d.RemainingArgs()
 			if len(args) < 2 || len(args) > 3 {
 				return d.ArgErr()
@@ -124,7 +126,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			return d.Errf("unrecognized louter subdirective '%s'", d.Val())
 		}
 	}
-	return nil
+	return l.checkModelBackends(modelLines)
 }
 
 // unmarshalBackend parses a backend block; the dispenser is on "backend".
@@ -149,6 +151,9 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return d.ArgErr()
 			}
 			b.Protocol = translate.Protocol(p)
+			if err := checkBackendProtocol(b); err != nil {
+				return d.Errf("backend '%s': %v", name, err)
+			}
 
 		case "api_key":
 			if !d.AllArgs(&b.APIKey) {
@@ -186,6 +191,9 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return err
 			}
 			b.Dialect = dl
+			if err := checkBackendProtocol(b); err != nil {
+				return d.Errf("backend '%s': %v", name, err)
+			}
 
 		case "reverse_proxy":
 			if b.UpstreamRaw != nil {

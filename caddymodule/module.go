@@ -83,6 +83,10 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		}
 		b.name = name
 		b.apiKey = repl.ReplaceAll(b.APIKey, "")
+		for _, v := range unsetEnvVars(b.APIKey) {
+			l.logger.Warn("api_key names an environment variable that is not set: the backend gets no key",
+				zap.String("backend", name), zap.String("variable", v))
+		}
 		b.basePath = normalizeBasePath(b.BasePath)
 		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
 			b.basePath = bp.defaultBasePath
