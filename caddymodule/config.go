@@ -31,9 +31,11 @@ type Backend struct {
 	Dialect *translate.Dialect `json:"dialect,omitempty"`
 
 	// The API key sent to the backend, in the header its protocol uses
-	// (anthropic: x-api-key; openai_chat: Authorization: Bearer). Runtime
-	// placeholders such as {env.OPENAI_API_KEY} are resolved once when the
-	// configuration is loaded. Unless pass_client_auth is set, the
+	// (anthropic: x-api-key; openai_chat and openai_responses:
+	// Authorization: Bearer; gemini: x-goog-api-key). Placeholders such as
+	// {env.OPENAI_API_KEY} are resolved once, when the configuration is
+	// loaded (a variable set later is not seen; an unset one is warned
+	// about and yields no key). Unless pass_client_auth is set, the
 	// client's own credentials are always removed from the request.
 	APIKey string `json:"api_key,omitempty"`
 
@@ -44,8 +46,10 @@ type Backend struct {
 	PassClientAuth bool `json:"pass_client_auth,omitempty"`
 
 	// The path prefix of the backend's API; the protocol's endpoint
-	// (/messages, /chat/completions) is appended to it. Default: /v1.
-	// Use "/" for a backend that serves its endpoints at the root.
+	// (/messages, /chat/completions, /responses, or
+	// /models/{model}:generateContent for gemini) is appended to it.
+	// Default: /v1, and /v1beta for gemini. Use "/" for a backend that
+	// serves its endpoints at the root.
 	BasePath string `json:"base_path,omitempty"`
 
 	// A cap on the output tokens a request may ask for. A request asking

@@ -27,9 +27,12 @@ import (
 const defaultMaxRequestBody = 32 << 20
 
 // Louter is the http.handlers.louter middleware. It answers POST requests to
-// the LLM endpoints it knows (/v1/messages for Anthropic clients,
-// /v1/chat/completions for OpenAI Chat clients, with any path prefix) and
-// passes every other request to the next handler unchanged.
+// the LLM endpoints it knows, with any path prefix: /v1/messages (Anthropic
+// clients), /v1/chat/completions (OpenAI Chat), /v1/responses (OpenAI
+// Responses) and /v1beta/models/{model}:generateContent or
+// :streamGenerateContent (Gemini, also under /v1/), plus Gemini's
+// :countTokens and model list. It passes every other request to the next
+// handler unchanged.
 //
 // For each request it reads the model, finds the first matching model route,
 // and sends the request to that route's backend through the backend's
@@ -83,10 +86,6 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		}
 		b.name = name
 		b.apiKey = repl.ReplaceAll(b.APIKey, "")
-		for _, v := range unsetEnvVars(b.APIKey) {
-			l.logger.Warn("api_key names an environment variable that is not set: the backend gets no key",
-				zap.String("backend", name), zap.String("variable", v))
-		}
 		b.basePath = normalizeBasePath(b.BasePath)
 		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
 			b.basePath = bp.defaultBasePath
@@ -112,6 +111,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	for i := range l.Models {
 		l.Models[i].backend = l.Backends[l.Models[i].Backend]
 	}
+	l.warnUnsetKeys()
 	return nil
 }
 
