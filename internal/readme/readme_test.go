@@ -179,3 +179,24 @@ func runSharedSite(t *testing.T, b block) {
 		}
 	}
 }
+
+// TestReadmeGoSnippet: the README's library snippet is the body of
+// stream's ExampleTranscoder, which go test compiles and checks.
+func TestReadmeGoSnippet(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "stream", "example_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(src, []byte("func ExampleTranscoder() {\n"))
+	if start < 0 {
+		t.Fatal("stream/example_test.go has no ExampleTranscoder")
+	}
+	example := string(src[start:])
+	for _, b := range blocksOf(t, "go") {
+		indented := "\t" + strings.ReplaceAll(strings.TrimSuffix(b.text, "\n"), "\n", "\n\t") + "\n"
+		indented = strings.ReplaceAll(indented, "\t\n", "\n") // blank lines
+		if !strings.HasPrefix(example, "func ExampleTranscoder() {\n"+indented) {
+			t.Errorf("README.md:%d: the Go block is not the start of ExampleTranscoder's body:\n%s", b.line, b.text)
+		}
+	}
+}
