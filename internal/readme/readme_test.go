@@ -17,6 +17,7 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
 	_ "github.com/louter/louter"
+	"github.com/louter/louter/caddymodule"
 	"github.com/louter/louter/internal/testcaddy"
 )
 
@@ -128,6 +129,11 @@ func TestExampleValidates(t *testing.T) {
 	}
 	if err := caddy.Validate(&cfg); err != nil {
 		t.Errorf("caddy validate: %v", err)
+	}
+	// Nor does `caddy louter check` find a problem.
+	problems, err := caddymodule.CheckConfig(cfgJSON)
+	if err != nil || len(problems) > 0 {
+		t.Errorf("louter check: %v\n%s", err, strings.Join(problems, "\n"))
 	}
 }
 
