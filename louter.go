@@ -1,14 +1,12 @@
 // Package louter plugs louter's modules into Caddy. louter lets any coding
 // agent talk to any LLM backend: it translates requests, responses and live
-// streams between LLM wire protocols (Anthropic Messages, OpenAI Chat
-// Completions) inside Caddy, in front of the stock reverse_proxy.
+// streams between four LLM wire protocols (Anthropic Messages, OpenAI Chat
+// Completions, OpenAI Responses, Gemini generateContent) inside Caddy, in
+// front of the stock reverse_proxy.
 //
 // This package holds no code: importing it registers the modules, which is
-// what
-//
-//	xcaddy build --with github.com/louter/louter
-//
-// does. It brings in http.handlers.louter (package caddymodule, the
+// what building Caddy with it does (from a checkout, ./xcaddy.sh build, or
+// xcaddy build --with github.com/louter/louter@VERSION=PATH; see the README). It brings in http.handlers.louter (package caddymodule, the
 // translating middleware) and http.handlers.louter_mock (package
 // caddymodule/mock, a scripted LLM backend for tests and demos). The
 // translation itself lives in package translate and the stream machinery in

@@ -5,21 +5,33 @@
 #   ./xcaddy.sh run [caddy run flags]                builds, then runs caddy.Caddyfile.example
 #   ./xcaddy.sh list-modules                         builds, then lists louter's modules
 #
-# With xcaddy on the PATH it calls xcaddy. Otherwise it does what xcaddy does
-# without it: it generates the same main package (caddycmd.Main plus blank
-# imports) inside this module and runs `go build -trimpath`, so the binary
-# uses exactly the versions pinned in go.mod. Extra --with modules must already
-# be required in go.mod in that case (go get them first).
+# With xcaddy on the PATH it calls xcaddy with this checkout as the module
+# (see LOCAL_VERSION below). Otherwise it does what xcaddy does without it: it
+# generates the same main package (caddycmd.Main plus blank imports) inside
+# this module and runs `go build -trimpath`, so the binary uses exactly the
+# versions pinned in go.mod. Extra --with modules must already be required in
+# go.mod in that case (go get them first).
+#
+# The first build compiles Caddy and its dependencies and takes minutes;
+# later ones reuse Go's build cache and take seconds.
 #
 # Environment: OUT (output path, default ./caddy), CONFIG (Caddyfile for run,
 # default caddy.Caddyfile.example), CADDY_VERSION (for xcaddy, default the
-# version in go.mod), GO_BUILD_FLAGS (extra go build flags), RACE=1.
+# version in go.mod), GO_BUILD_FLAGS (extra go build flags, without xcaddy),
+# RACE=1, NO_XCADDY=1 (build without xcaddy even when it is on the PATH).
 set -euo pipefail
 cd "$(dirname "$0")"
 
 OUT="${OUT:-./caddy}"
 CONFIG="${CONFIG:-caddy.Caddyfile.example}"
 MODULE="github.com/louter/louter"
+# The version the go command gives a module that is replaced but required at
+# no version. xcaddy runs `go get` on every --with module whose version it is
+# not told, which asks the module proxy for github.com/louter/louter and fails
+# (it is not published there); with this version and a replacement (module at
+# a version = this checkout) the go command takes the checkout as that version
+# and asks the network nothing about it.
+LOCAL_VERSION="v0.0.0-00010101000000-000000000000"
 CADDY_VERSION="${CADDY_VERSION:-$(awk '$1=="github.com/caddyserver/caddy/v2"{print $2; exit}' go.mod)}"
 
 build() {
@@ -30,9 +42,11 @@ build() {
 		*) echo "xcaddy.sh: unknown build flag $1" >&2; exit 2 ;;
 		esac
 	done
-	if command -v xcaddy >/dev/null 2>&1; then
-		local args=(build "$CADDY_VERSION" --output "$OUT" --with "$MODULE=.")
+	echo "xcaddy.sh: building $OUT; the first build compiles Caddy and takes minutes, later ones seconds" >&2
+	if [[ "${NO_XCADDY:-}" != 1 ]] && command -v xcaddy >/dev/null 2>&1; then
+		local args=(build "$CADDY_VERSION" --output "$OUT" --with "$MODULE@$LOCAL_VERSION=$PWD")
 		for m in "${with[@]+"${with[@]}"}"; do args+=(--with "$m"); done
+		if [[ "${RACE:-}" == 1 ]]; then export XCADDY_RACE_DETECTOR=1; fi
 		xcaddy "${args[@]}"
 		return
 	fi

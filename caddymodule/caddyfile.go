@@ -100,6 +100,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 	if d.NextArg() {
 		return d.ArgErr()
 	}
+	var modelLines []caddyfile.Token // where each model route was written
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch d.Val() {
 		case "max_request_body":
@@ -141,6 +142,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 
 		case "model":
+			modelLines = append(modelLines, d.Token())
 			args := d.RemainingArgs()
 			if len(args) < 2 || len(args) > 3 {
 				return d.ArgErr()
@@ -158,7 +160,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			return d.Errf("unrecognized louter subdirective '%s'", d.Val())
 		}
 	}
-	return nil
+	return l.checkModelBackends(modelLines)
 }
 
 // unmarshalRouteBlock parses the optional block of a model route; the
@@ -201,6 +203,9 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return d.ArgErr()
 			}
 			b.Protocol = translate.Protocol(p)
+			if err := checkBackendProtocol(b); err != nil {
+				return d.Errf("backend '%s': %v", name, err)
+			}
 
 		case "api_key":
 			if !d.AllArgs(&b.APIKey) {
@@ -253,6 +258,9 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return err
 			}
 			b.Dialect = dl
+			if err := checkBackendProtocol(b); err != nil {
+				return d.Errf("backend '%s': %v", name, err)
+			}
 
 		case "reverse_proxy":
 			if b.UpstreamRaw != nil {

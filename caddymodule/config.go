@@ -34,9 +34,10 @@ type Backend struct {
 	// (anthropic: x-api-key; openai_chat and openai_responses:
 	// Authorization: Bearer; gemini: x-goog-api-key). When the upstream is
 	// a reverse_proxy, the key is added by its transport, so its request
-	// logs never show it. Runtime
-	// placeholders such as {env.OPENAI_API_KEY} are resolved once when the
-	// configuration is loaded. Unless pass_client_auth is set, the
+	// logs never show it. Placeholders such as {env.OPENAI_API_KEY} are
+	// resolved once, when the configuration is loaded (a variable set later
+	// is not seen; an unset one is warned about and yields no key). Unless
+	// pass_client_auth is set, the
 	// client's own credentials are always removed from the request.
 	APIKey string `json:"api_key,omitempty"`
 
@@ -57,8 +58,10 @@ type Backend struct {
 	ForwardHeaders []string `json:"forward_headers,omitempty"`
 
 	// The path prefix of the backend's API; the protocol's endpoint
-	// (/messages, /chat/completions) is appended to it. Default: /v1.
-	// Use "/" for a backend that serves its endpoints at the root.
+	// (/messages, /chat/completions, /responses, or
+	// /models/{model}:generateContent for gemini) is appended to it.
+	// Default: /v1, and /v1beta for gemini. Use "/" for a backend that
+	// serves its endpoints at the root.
 	BasePath string `json:"base_path,omitempty"`
 
 	// A cap on the output tokens a request may ask for. A request asking

@@ -27,10 +27,12 @@ import (
 const defaultMaxRequestBody = 32 << 20
 
 // Louter is the http.handlers.louter middleware. It answers POST requests to
-// the LLM endpoints it knows (/v1/messages for Anthropic clients,
-// /v1/chat/completions for OpenAI Chat clients, /v1/responses, Gemini's
-// :generateContent, with any path prefix), the model lists of each
-// protocol, and OpenAI's /v1/embeddings and /v1/completions (passed to
+// the LLM endpoints it knows, with any path prefix: /v1/messages (Anthropic
+// clients), /v1/chat/completions (OpenAI Chat), /v1/responses (OpenAI
+// Responses) and /v1beta/models/{model}:generateContent or
+// :streamGenerateContent (Gemini, also under /v1/); token counting
+// (/v1/messages/count_tokens, Gemini's :countTokens); the model lists of
+// each protocol; and OpenAI's /v1/embeddings and /v1/completions (passed to
 // openai_chat backends). Another method or sub-path of those APIs gets a
 // 405 or 404 in the API's error shape; every request that is not an LLM
 // API call goes to the next handler unchanged (surface.go says which are).
@@ -148,6 +150,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	for i := range l.Models {
 		l.Models[i].backend = l.Backends[l.Models[i].Backend]
 	}
+	l.warnUnsetKeys()
 	return nil
 }
 

@@ -2,7 +2,9 @@
 
 package stream_test
 
-// The race detector makes the exhaustive two-chunk split test about twenty
+// The race detector makes the content parser's two-chunk split test many
 // times slower; under it, byte-by-byte feeding (which crosses every boundary
-// in one pass) and a sample of two-chunk splits run instead.
+// in one pass) and a sample of two-chunk splits run instead. The transcoder
+// and dialect split tests share their decoding through a transcodeMemo and
+// try every byte under the race detector too.
 func init() { raceEnabled = true }

@@ -4,8 +4,8 @@
 //	go build -o caddy ./cmd/caddy
 //	./caddy run --config Caddyfile
 //
-// It is the binary `xcaddy build --with github.com/louter/louter` produces,
-// without needing xcaddy.
+// It is the binary ./xcaddy.sh build produces (with or without xcaddy),
+// built by the go command alone.
 package main
 
 import (

@@ -1,0 +1,124 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/louter/louter/translate"
+)
+
+// CheckConfig looks for mistakes `caddy validate` lets through in every
+// louter handler of a Caddy JSON configuration (anywhere in the http app's
+// routes, subroutes included), and returns one line per problem:
+//
+//   - a model route that reaches no backend (the backend is not defined);
+//   - a model route that can never match because an earlier route's
+//     pattern matches every model its own does (first match wins);
+//   - an api_key naming an environment variable that is not set here, on
+//     a backend a route uses;
+//   - a dialect on a backend that does not speak openai_chat, a dialect
+//     setting Validate refuses, or a protocol no codec speaks.
+//
+// It does not provision anything: it reads the configuration as written.
+// The error is for a configuration that is not JSON.
+func CheckConfig(cfg []byte) ([]string, error) {
+	var root any
+	if err := json.Unmarshal(cfg, &root); err != nil {
+		return nil, err
+	}
+	var problems []string
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["handler"] == "louter" {
+				problems = append(problems, checkHandler(path, v)...)
+				return
+			}
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys) // stable output
+			for _, k := range keys {
+				walk(path+"."+k, v[k])
+			}
+		case []any:
+			for i, e := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		}
+	}
+	walk("", root)
+	return problems, nil
+}
+
+// checkHandler checks one louter handler; where names it in the config.
+func checkHandler(where string, raw map[string]any) []string {
+	b, _ := json.Marshal(raw)
+	var l Louter
+	if err := json.Unmarshal(b, &l); err != nil {
+		return []string{fmt.Sprintf("%s: louter handler: %v", where, err)}
+	}
+	var problems []string
+	add := func(format string, args ...any) {
+		problems = append(problems, where+": "+fmt.Sprintf(format, args...))
+	}
+
+	routed := make(map[string]bool)
+	for _, m := range l.Models {
+		routed[m.Backend] = true
+	}
+	names := make([]string, 0, len(l.Backends))
+	for name := range l.Backends {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		bk := l.Backends[name]
+		if bk == nil {
+			add("backend %q: empty definition", name)
+			continue
+		}
+		if _, ok := translate.Lookup(bk.Protocol); !ok {
+			add("backend %q: unknown protocol %q (known: %s)", name, bk.Protocol, knownProtocols())
+		}
+		if bk.Dialect != nil {
+			if bk.Protocol != translate.ProtocolOpenAIChat {
+				add("backend %q: dialect applies to openai_chat backends only, not %q", name, bk.Protocol)
+			}
+			if err := bk.Dialect.Validate(); err != nil {
+				add("backend %q: %v", name, err)
+			}
+		}
+		if !routed[name] {
+			continue // never called: its key does not matter
+		}
+		for _, v := range unsetEnvVars(bk.APIKey) {
+			add("backend %q: api_key names the environment variable %s, which is not set", name, v)
+		}
+	}
+
+	for i, m := range l.Models {
+		if _, ok := l.Backends[m.Backend]; !ok {
+			add("model %q: backend %q is not defined", m.Match, m.Backend)
+		}
+		for _, earlier := range l.Models[:i] {
+			if globCovers(earlier.Match, m.Match) {
+				add("model %q: never matches: the earlier route %q matches every model it does", m.Match, earlier.Match)
+				break
+			}
+		}
+	}
+	return problems
+}
+
+// globCovers reports whether every model name pattern q matches is also
+// matched by pattern p. A '*' in q can stand for any text, so only a '*' of
+// p can absorb it; globMatch gives exactly that when q itself is matched
+// as the subject: its '*' bytes equal no literal byte of p, and p's stars
+// swallow anything.
+func globCovers(p, q string) bool {
+	return globMatch(p, q)
+}

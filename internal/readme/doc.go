@@ -1,0 +1,5 @@
+// Package readme tests what the README and the example configuration show:
+// Caddyfile snippets are formatted as `caddy fmt` writes them (Caddy warns
+// about any other), whole configurations validate, and the recipes for
+// sharing a site work as written. It holds no code; see readme_test.go.
+package readme

@@ -1,0 +1,208 @@
+package readme
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile" // the caddyfile adapter
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	_ "github.com/louter/louter"
+	"github.com/louter/louter/caddymodule"
+	"github.com/louter/louter/internal/testcaddy"
+)
+
+// block is one fenced code block of the README.
+type block struct {
+	lang string
+	line int // of the opening fence
+	text string
+}
+
+var fence = regexp.MustCompile("^```([a-z]*)$")
+
+func readmeBlocks(t *testing.T) []block {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []block
+	var cur *block
+	for i, l := range strings.Split(string(b), "\n") {
+		switch {
+		case cur != nil && l == "```":
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += l + "\n"
+		case fence.MatchString(l):
+			cur = &block{lang: fence.FindStringSubmatch(l)[1], line: i + 1}
+		}
+	}
+	if len(blocks) == 0 {
+		t.Fatal("no code blocks in README.md")
+	}
+	return blocks
+}
+
+func blocksOf(t *testing.T, lang string) []block {
+	var out []block
+	for _, b := range readmeBlocks(t) {
+		if b.lang == lang {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s blocks in README.md", lang)
+	}
+	return out
+}
+
+// syntaxSummary matches what only a syntax summary holds: a <placeholder>
+// or a choice of values (a|b). Summaries align their comments to be read,
+// and are not pasted as they are.
+var syntaxSummary = regexp.MustCompile(`<[a-z]+>|[a-z_]\|[a-z]`)
+
+// TestReadmeCaddyfileFormatted: a snippet pasted as shown must not make
+// Caddy warn "Caddyfile input is not formatted".
+func TestReadmeCaddyfileFormatted(t *testing.T) {
+	for _, b := range blocksOf(t, "caddyfile") {
+		if syntaxSummary.MatchString(b.text) {
+			continue
+		}
+		if got := string(caddyfile.Format([]byte(b.text))); got != b.text {
+			t.Errorf("README.md:%d: the Caddyfile block is not as caddy fmt writes it:\n%s\n--- caddy fmt:\n%s", b.line, b.text, got)
+		}
+	}
+}
+
+// TestReadmeJSONValidates: every JSON block that is a whole configuration
+// (it has "apps") passes what `caddy validate` runs.
+func TestReadmeJSONValidates(t *testing.T) {
+	n := 0
+	for _, b := range blocksOf(t, "json") {
+		if !strings.Contains(b.text, `"apps"`) {
+			continue
+		}
+		n++
+		var cfg caddy.Config
+		if err := json.Unmarshal([]byte(b.text), &cfg); err != nil {
+			t.Errorf("README.md:%d: %v", b.line, err)
+			continue
+		}
+		if err := caddy.Validate(&cfg); err != nil {
+			t.Errorf("README.md:%d: caddy validate: %v", b.line, err)
+		}
+	}
+	if n == 0 {
+		t.Error("no whole JSON configuration in README.md")
+	}
+}
+
+// TestExampleValidates: the example adapts without a warning (formatting
+// included) and validates.
+func TestExampleValidates(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("..", "..", "caddy.Caddyfile.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgJSON, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(body, map[string]any{"filename": "caddy.Caddyfile.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range warnings {
+		t.Errorf("warning: %s", w.String())
+	}
+	var cfg caddy.Config
+	if err := json.Unmarshal(cfgJSON, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Validate(&cfg); err != nil {
+		t.Errorf("caddy validate: %v", err)
+	}
+	// Nor does `caddy louter check` find a problem.
+	problems, err := caddymodule.CheckConfig(cfgJSON)
+	if err != nil || len(problems) > 0 {
+		t.Errorf("louter check: %v\n%s", err, strings.Join(problems, "\n"))
+	}
+}
+
+// TestReadmeSharedSite runs the README's recipes for sharing a site with
+// another handler: the LLM endpoint reaches louter, other requests reach
+// the other handler.
+func TestReadmeSharedSite(t *testing.T) {
+	var recipes []block
+	for _, b := range blocksOf(t, "caddyfile") {
+		if strings.HasPrefix(b.text, ":8080 {") && strings.Contains(b.text, "respond") {
+			recipes = append(recipes, b)
+		}
+	}
+	if len(recipes) != 2 {
+		t.Fatalf("%d site-sharing recipes in README.md, want 2 (route and handle)", len(recipes))
+	}
+	for _, b := range recipes {
+		t.Run(strings.Fields(b.text)[2], func(t *testing.T) { runSharedSite(t, b) })
+	}
+}
+
+func runSharedSite(t *testing.T, b block) {
+	{
+		cfg := strings.ReplaceAll(b.text, ":8080", "http://127.0.0.1:{PORT0}")
+		cfg = strings.ReplaceAll(cfg, ":8081 {", "http://127.0.0.1:{PORT1} {")
+		cfg = strings.ReplaceAll(cfg, "8081", "{PORT1}")
+		ports := testcaddy.Start(t, cfg)
+		base := testcaddy.URL(ports[0])
+
+		resp, err := testcaddy.Client.Post(base+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"[mock:text] hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"chat.completion"`)) {
+			t.Errorf("README.md:%d: chat completion: %d %s", b.line, resp.StatusCode, body)
+		}
+
+		resp, err = testcaddy.Client.Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !bytes.Contains(body, []byte("not an LLM endpoint")) && !bytes.Contains(body, []byte("hello")) {
+			t.Errorf("README.md:%d: GET /: %d %s, want the respond answer", b.line, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestReadmeGoSnippet: the README's library snippet is the body of
+// stream's ExampleTranscoder, which go test compiles and checks.
+func TestReadmeGoSnippet(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "stream", "example_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(src, []byte("func ExampleTranscoder() {\n"))
+	if start < 0 {
+		t.Fatal("stream/example_test.go has no ExampleTranscoder")
+	}
+	example := string(src[start:])
+	for _, b := range blocksOf(t, "go") {
+		indented := "\t" + strings.ReplaceAll(strings.TrimSuffix(b.text, "\n"), "\n", "\n\t") + "\n"
+		indented = strings.ReplaceAll(indented, "\t\n", "\n") // blank lines
+		if !strings.HasPrefix(example, "func ExampleTranscoder() {\n"+indented) {
+			t.Errorf("README.md:%d: the Go block is not the start of ExampleTranscoder's body:\n%s", b.line, b.text)
+		}
+	}
+}
