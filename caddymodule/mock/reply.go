@@ -53,12 +53,12 @@ func (b *block) text() string { return strings.Join(b.deltas, "") }
 type fault uint8
 
 const (
-	faultNone      fault = iota
-	faultError           // an in-stream overloaded error event ends the stream
-	faultCut             // the connection is aborted
-	faultMalformed       // an unparsable event, then the rest of the answer
-	faultRawEvent        // the reply's faultEvent, written as it is, ends the stream
-	faultEarlyError      // the overloaded error event right after the stream's start, before any content
+	faultNone       fault = iota
+	faultError            // an in-stream overloaded error event ends the stream
+	faultCut              // the connection is aborted
+	faultMalformed        // an unparsable event, then the rest of the answer
+	faultRawEvent         // the reply's faultEvent, written as it is, ends the stream
+	faultEarlyError       // the overloaded error event right after the stream's start, before any content
 )
 
 // faultAfter is the number of text deltas delivered before a fault.
