@@ -212,7 +212,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		defer timers.stop()
 	}
 	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
-	if canFallBack {
+	if canFallBack && r.Context().Err() == nil { // a client that has gone is not served by another backend either
 		if reason, status := rw.failedBeforeContent(uerr); reason != "" {
 			return &attemptFailure{reason: reason, status: status, retryAfter: retryAfter(rw.header, time.Now())}, nil
 		}
