@@ -44,12 +44,15 @@ const defaultMaxRequestBody = 32 << 20
 // untouched, except for the model rename and the max_tokens cap. Otherwise
 // the request, the response, errors and streams are translated. Errors
 // louter raises itself (no route, body too large, backend unreachable) are
-// written in the client's protocol.
+// written in the client's protocol. A route may name fallback backends,
+// tried in turn when the ones before fail before the client received any
+// content (fallback.go).
 //
 // Each request's client protocol, backend and model are added to the
 // access log (louter_client, louter_backend, louter_model), with the token
 // counts when the response reported them (louter_input_tokens,
-// louter_output_tokens).
+// louter_output_tokens), and the number of backends tried when a fallback
+// was needed (louter_attempts).
 type Louter struct {
 	// The backends requests can be sent to, by name.
 	Backends map[string]*Backend `json:"backends,omitempty"`
