@@ -119,5 +119,13 @@ type ModelRoute struct {
 	// Claude Code's /model picker, for one, offers only listed models.
 	List []string `json:"list,omitempty"`
 
+	// Backends to try, in order, when the route's backend fails before the
+	// client received any content: it cannot be reached, answers 429 or a
+	// 5xx (Anthropic's 529 overloaded included), or its stream ends or
+	// reports an error, or stays silent past first_byte_timeout, before
+	// the first content event. Each may speak another protocol: the
+	// request is translated for each. See fallback.go.
+	Fallbacks []RouteFallback `json:"fallbacks,omitempty"`
+
 	backend *Backend
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
@@ -65,13 +66,45 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	b := route.backend
-	backendModel := model
-	if route.Rename != "" {
-		backendModel = route.Rename
+	q := &chatRequest{ep: ep, client: client, body: body, streamMember: top.Stream.Type == gjson.True, model: model, pathModel: pathModel}
+	if len(route.Fallbacks) > 0 {
+		return l.serveChain(w, r, q, route) // fallback.go
 	}
-	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
-		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
+	_, err = l.serveBackend(w, r, q, routeTarget{backend: route.backend, rename: route.Rename}, false)
+	return err
+}
+
+// chatRequest is a client's chat request as read and routed, before it is
+// rewritten for a backend.
+type chatRequest struct {
+	ep           clientEndpoint
+	client       translate.Codec
+	body         []byte // the client's body; never modified, so each attempt starts from it
+	streamMember bool   // the body's stream member is true
+	model        string // the model the client asked for
+	pathModel    string // the model named in the path (Gemini), or ""
+}
+
+// routeTarget is one backend a request may go to, with the model name to
+// ask it for ("" keeps the client's).
+type routeTarget struct {
+	backend *Backend
+	rename  string
+}
+
+// serveBackend sends the request to one backend and answers the client.
+// When canFallBack is set and the attempt fails before the client received
+// anything, in a way another backend may not (fallback_gate.go), nothing is
+// written and the failure is returned for the next backend of the chain.
+func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatRequest, t routeTarget, canFallBack bool) (failure *attemptFailure, err error) {
+	ep, client, body, model, pathModel := q.ep, q.client, q.body, q.model, q.pathModel
+	b := t.backend
+	backendModel := model
+	if t.rename != "" {
+		backendModel = t.rename
+	}
+	if te := checkBackendModel(b, backendModel, t.rename != ""); te != nil {
+		return nil, l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
 
 	// Every answer from here on goes through the scrubber: no key, the
@@ -79,6 +112,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	rw := newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
+	rw.hold.possible = canFallBack
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
 	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil
@@ -101,20 +135,23 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		if pathModel != "" {
 			bodyBackendModel = model // the model is in the path: renamed there, not in the body
 		}
+		var te *translate.Error
 		body, te = passthroughBody(body, model, bodyBackendModel, b.MaxTokens)
-		rw.wantStream = top.Stream.Type == gjson.True
+		if te != nil {
+			return nil, l.reject(w, client, te)
+		}
+		rw.wantStream = q.streamMember
 		if urlStream != nil {
 			rw.wantStream = *urlStream
 		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
 	} else {
+		var te *translate.Error
 		body, rw.clientReq, te = l.translateRequest(client, b, body, model, backendModel, urlStream)
-		if rw.clientReq != nil {
-			rw.wantStream = rw.clientReq.Stream
+		if te != nil {
+			return nil, l.reject(w, client, te)
 		}
-	}
-	if te != nil {
-		return l.reject(w, client, te)
+		rw.wantStream = rw.clientReq.Stream
 	}
 	sw.stream = rw.wantStream
 
@@ -154,6 +191,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		// louter ends the response properly instead — an error event in
 		// the client's protocol, or an error response when nothing was sent
 		// yet — and returns normally.
+		if v == http.ErrAbortHandler && r.Context().Err() == nil && canFallBack {
+			if reason, status := rw.failedBeforeContent(errors.New("the backend connection failed")); reason != "" {
+				failure, err = &attemptFailure{reason: reason, status: status}, nil
+				return // nothing reached the client: the next backend takes over
+			}
+		}
 		if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
 			l.logger.Warn("backend connection failed during the response", zap.String("backend", b.name), zap.String("model", model))
 			logUsage(extra, rw)
@@ -169,11 +212,16 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		defer timers.stop()
 	}
 	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
+	if canFallBack && r.Context().Err() == nil { // a client that has gone is not served by another backend either
+		if reason, status := rw.failedBeforeContent(uerr); reason != "" {
+			return &attemptFailure{reason: reason, status: status, retryAfter: retryAfter(rw.header, time.Now())}, nil
+		}
+	}
 	if te := rw.timedOut(); te != nil && rw.mode == modeUnset {
 		// first_byte_timeout: nothing reached the client, which gets an
 		// error status in its protocol.
 		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", model), zap.String("error", te.Message))
-		return l.reject(w, client, te)
+		return nil, l.reject(w, client, te)
 	}
 	if rw.mode == modeUnset {
 		// Nothing was written: the backend could not be reached (the
@@ -190,7 +238,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		}
 		_ = l.reject(sw, client, upstreamError(uerr, b.name))
 		sw.close()
-		return nil
+		return nil, nil
 	}
 	rw.finish()
 	sw.close()
@@ -198,7 +246,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		l.logger.Warn("upstream handler reported an error after responding", zap.String("backend", b.name), zap.Error(uerr))
 	}
 	logUsage(extra, rw)
-	return nil
+	return nil, nil
 }
 
 // reject answers with an error in the client's protocol. A client that has

@@ -44,12 +44,15 @@ const defaultMaxRequestBody = 32 << 20
 // untouched, except for the model rename and the max_tokens cap. Otherwise
 // the request, the response, errors and streams are translated. Errors
 // louter raises itself (no route, body too large, backend unreachable) are
-// written in the client's protocol.
+// written in the client's protocol. A route may name fallback backends,
+// tried in turn when the ones before fail before the client received any
+// content (fallback.go).
 //
 // Each request's client protocol, backend and model are added to the
 // access log (louter_client, louter_backend, louter_model), with the token
 // counts when the response reported them (louter_input_tokens,
-// louter_output_tokens).
+// louter_output_tokens), and the number of backends tried when a fallback
+// was needed (louter_attempts).
 type Louter struct {
 	// The backends requests can be sent to, by name.
 	Backends map[string]*Backend `json:"backends,omitempty"`
@@ -85,10 +88,15 @@ type Louter struct {
 	// line) before louter cancels the upstream request and answers 504 in
 	// the client's protocol. A non-streaming response begins only when it
 	// is complete, so this bounds whole answers too. Default: off (zero or
-	// negative).
+	// negative). When a model route has fallbacks and another backend may
+	// still take over, the limit also runs until a stream's first content
+	// event, and a backend that passes it is left for the next one.
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
 	logger *zap.Logger
+	// cooldowns skips backends of fallback chains that rate-limited or
+	// kept failing (fallback_cooldown.go).
+	cooldowns *cooldowns
 }
 
 // CaddyModule returns the Caddy module information.
@@ -150,6 +158,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	for i := range l.Models {
 		l.Models[i].backend = l.Backends[l.Models[i].Backend]
 	}
+	l.provisionFallbacks() // fallback.go
 	l.warnUnsetKeys()
 	return nil
 }
@@ -217,6 +226,7 @@ func (l *Louter) Validate() error {
 		if m.backend == nil {
 			errs = append(errs, fmt.Errorf("model route %d (%q): unknown backend %q", i, m.Match, m.Backend))
 		}
+		errs = append(errs, m.validateFallbacks(i)...) // fallback.go
 	}
 	return errors.Join(errs...)
 }

@@ -98,6 +98,10 @@ type responseWriter struct {
 	// fired, which ends the response.
 	timers  *streamTimers
 	timeout *translate.Error
+
+	// hold keeps an attempt of a fallback chain undecided until its
+	// first content event (fallback_gate.go).
+	hold fallbackHold
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -145,9 +149,10 @@ func (rw *responseWriter) writeHeader(status int) {
 			// The watcher may end the body with an error event of its
 			// own, which a declared length would not allow.
 			rw.header.Del("Content-Length")
-		} else {
-			rw.mode = modePass
+			rw.commitOrHold(status)
+			return
 		}
+		rw.mode = modePass
 		rw.commit(status)
 		return
 	}
@@ -161,7 +166,7 @@ func (rw *responseWriter) writeHeader(status int) {
 		rw.tc.Observe = rw.observe
 		stripEntityHeaders(rw.header)
 		rw.setClientStreamHeaders()
-		rw.commit(status)
+		rw.commitOrHold(status)
 	case sse:
 		rw.mode = modeStreamToJSON
 		rw.acc = new(translate.Accumulator)
@@ -198,7 +203,11 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modePassSSE:
 		// The bytes pass as they are, but whole events at a time: the
 		// rest of a write waits for the next one.
-		if out := rw.pass.Write(p); len(out) > 0 {
+		out := rw.pass.Write(p)
+		if rw.hold.active {
+			return rw.holdWrite(p, out, rw.pass.Failure())
+		}
+		if len(out) > 0 {
 			if _, err := rw.writeClient(out); err != nil {
 				return 0, err
 			}
@@ -209,7 +218,11 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modePassError:
 		return rw.bufferPassError(p)
 	case modeStream:
-		if out := rw.tc.Write(p); len(out) > 0 {
+		out := rw.tc.Write(p)
+		if rw.hold.active {
+			return rw.holdWrite(p, out, nil)
+		}
+		if len(out) > 0 {
 			if _, err := rw.writeClient(out); err != nil {
 				return 0, err
 			}
@@ -288,6 +301,9 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	if rw.acc != nil {
 		rw.acc.Add(ev)
 	}
+	if rw.hold.possible {
+		rw.hold.seeEvent(ev)
+	}
 }
 
 // finish completes the response once the upstream handler has returned:
@@ -304,6 +320,7 @@ func (rw *responseWriter) finishLocked() {
 		return
 	}
 	rw.finished = true
+	_ = rw.release() // a held stream that is not left for another backend goes on
 	switch rw.mode {
 	case modePass:
 		rw.copyTrailers()
@@ -384,6 +401,7 @@ func (rw *responseWriter) abort() bool {
 	if rw.finished || rw.clientErr != nil {
 		return false
 	}
+	_ = rw.release()
 	midStream := &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed mid-stream"}
 	incomplete := &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed before the response was complete"}
 	if rw.timeout != nil {
