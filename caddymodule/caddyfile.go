@@ -66,6 +66,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    }
 //	    model <pattern> <backend> [<rename>] [{
 //	        list <model...>
+//	        when <test> [and <test>...] <backend> [<rename>]
 //	    }]
 //	}
 //
@@ -85,7 +86,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // requested model wins. In patterns '*' matches any run of characters.
 // A route's list names models the model lists (GET /v1/models, Gemini's
 // GET /v1beta/models) show for it, for a glob pattern, which lists
-// nothing by itself; list may repeat. list_models passthrough adds the
+// nothing by itself; list may repeat. when lines send the request to
+// another backend when its content says so (images, tokens > n, thinking,
+// tools, tool <name>, client <protocol>, header <name> <glob>); they are
+// tried in order, the first that holds wins (see unmarshalWhen). list_models passthrough adds the
 // backend's own list, asked at each list request.
 //
 // Use {env.VAR} in api_key to read the key from the environment when the
@@ -174,6 +178,12 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
 				return d.ArgErr()
 			}
 			route.List = append(route.List, names...)
+		case "when":
+			c, err := unmarshalWhen(d) // route_conditions_caddyfile.go
+			if err != nil {
+				return err
+			}
+			route.When = append(route.When, c)
 		default:
 			return d.Errf("unrecognized louter model subdirective '%s'", d.Val())
 		}

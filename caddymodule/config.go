@@ -119,5 +119,10 @@ type ModelRoute struct {
 	// Claude Code's /model picker, for one, offers only listed models.
 	List []string `json:"list,omitempty"`
 
+	// Conditions on the request's content that send it to another backend
+	// than Backend (route_conditions.go): tried in order once Match has
+	// matched, the first that holds wins; when none holds, Backend serves.
+	When []RouteCondition `json:"when,omitempty"`
+
 	backend *Backend
 }

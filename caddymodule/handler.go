@@ -65,14 +65,19 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	b := route.backend
-	backendModel := model
+	b, backendModel := route.backend, model
 	if route.Rename != "" {
 		backendModel = route.Rename
 	}
-	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
+	var ir *translate.Request // decoded early only when a route condition needed it
+	if len(route.When) > 0 {
+		b, backendModel, ir = l.applyConditions(route, ep.protocol, client, r.Header, body, model) // route_conditions.go
+	}
+	if te := checkBackendModel(b, backendModel, backendModel != model); te != nil {
 		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
+
+	conversation := conversationKey(ep.protocol, r.Header, body) // conversation_key.go
 
 	// Every answer from here on goes through the scrubber: no key, the
 	// backend's or the client's, reaches the client in an error.
@@ -108,7 +113,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
 	} else {
-		body, rw.clientReq, te = l.translateRequest(client, b, body, model, backendModel, urlStream)
+		body, rw.clientReq, te = l.translateRequest(client, b, body, ir, model, backendModel, urlStream)
 		if rw.clientReq != nil {
 			rw.wantStream = rw.clientReq.Stream
 		}
@@ -120,6 +125,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
+	setConversation(r, conversation) // after the header allowlist, for lb_policy header
 
 	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
 		c.Write(
@@ -215,11 +221,14 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 // backend, applying the rename and the max_tokens cap. It also returns the
 // client's request as the client-side encoders need it: with the model name
 // the client asked for. urlStream, when set, is whether to stream as the
-// URL says (Gemini), which the body cannot tell.
-func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
-	ir, err := client.DecodeRequest(body)
-	if err != nil {
-		return nil, nil, asError(err, http.StatusBadRequest)
+// URL says (Gemini), which the body cannot tell. ir, when not nil, is body
+// already decoded for a route condition, used instead of decoding again.
+func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, ir *translate.Request, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
+	if ir == nil {
+		var err error
+		if ir, err = client.DecodeRequest(body); err != nil {
+			return nil, nil, asError(err, http.StatusBadRequest)
+		}
 	}
 	if urlStream != nil {
 		ir.Stream = *urlStream

@@ -150,6 +150,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	for i := range l.Models {
 		l.Models[i].backend = l.Backends[l.Models[i].Backend]
 	}
+	l.provisionConditions() // route_conditions.go
 	l.warnUnsetKeys()
 	return nil
 }
@@ -209,7 +210,8 @@ func (l *Louter) Validate() error {
 			}
 		}
 	}
-	errs = append(errs, l.validateListing()...) // models_passthrough.go
+	errs = append(errs, l.validateListing()...)    // models_passthrough.go
+	errs = append(errs, l.validateConditions()...) // route_conditions.go
 	for i, m := range l.Models {
 		if m.Match == "" {
 			errs = append(errs, fmt.Errorf("model route %d: empty match pattern", i))
