@@ -40,9 +40,10 @@ type RouteCondition struct {
 	Tools bool `json:"tools,omitempty"`
 
 	// The request offers a tool of this name or type: a function tool's
-	// name, or a provider's built-in tool (Anthropic's web_search_20250305
-	// is matched by "web_search" too, the Responses API's
-	// {"type":"web_search"}, Gemini's googleSearch).
+	// name, or a provider's built-in tool: "web_search" matches
+	// Anthropic's web_search_20250305, the Responses API's
+	// {"type":"web_search"} (which Codex always offers) and Gemini's
+	// googleSearch (which Gemini CLI always offers).
 	Tool string `json:"tool,omitempty"`
 
 	// The client's protocol: anthropic, openai_chat, openai_responses or
@@ -236,6 +237,13 @@ func toolIs(t gjson.Result, name string) bool {
 	if !t.IsObject() {
 		return false
 	}
+	if alias, ok := toolAliases[name]; ok {
+		for _, a := range alias {
+			if t.Get(a).Exists() || t.Get("type").Str == a {
+				return true
+			}
+		}
+	}
 	found := false
 	t.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -256,6 +264,13 @@ func toolIs(t gjson.Result, name string) bool {
 		return !found
 	})
 	return found
+}
+
+// toolAliases are the other protocols' names of a built-in tool, so that
+// one condition catches it from every client: Gemini's googleSearch for
+// web_search, the Responses API's preview spelling.
+var toolAliases = map[string][]string{
+	"web_search": {"googleSearch", "google_search", "web_search_preview"},
 }
 
 // isVersionSuffix reports whether s is the date version Anthropic appends
