@@ -172,14 +172,19 @@ func hashText(h textWriter, v gjson.Result) int {
 // gets, as ConversationHeader and as the {http.louter.conversation}
 // placeholder. It runs after the header allowlist, which would remove the
 // header; a client's own X-Louter-Conversation is replaced (or removed
-// when there is no key), so a client cannot pick another conversation's
+// when there is no key: lb_policy header then uses its fallback), so a client cannot pick another conversation's
 // upstream by sending one.
 func setConversation(r *http.Request, key string) {
-	if key == "" || !headerSafe(key) {
-		r.Header.Del(ConversationHeader)
-		return
+	if !headerSafe(key) {
+		key = ""
 	}
-	r.Header.Set(ConversationHeader, key)
+	if key == "" {
+		r.Header.Del(ConversationHeader)
+	} else {
+		r.Header.Set(ConversationHeader, key)
+	}
+	// Set even when empty, so the placeholder reads "" rather than staying
+	// unreplaced.
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Set(conversationPlaceholder, key)
 	}
