@@ -94,6 +94,10 @@ type Backend struct {
 	// whose transport louter wrapped to add the credential
 	// (credential_transport.go).
 	credentialTransport bool
+	// conversationHeader is set when the upstream's lb_policy hashes
+	// ConversationHeader, which must then carry a key for every request
+	// (conversation_key.go).
+	conversationHeader bool
 }
 
 // ModelRoute sends requests for matching models to a backend. Routes are

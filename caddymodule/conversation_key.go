@@ -5,9 +5,11 @@ import (
 	"hash/fnv"
 	"net/http"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"github.com/tidwall/gjson"
 
 	"github.com/louter/louter/translate"
@@ -22,14 +24,18 @@ import (
 //	    lb_policy header X-Louter-Conversation
 //	}
 //
-// The same key is in the {http.louter.conversation} placeholder. The
-// header is removed again below reverse_proxy, so backends never see it.
+// The same key is in the {http.louter.conversation} placeholder. A key
+// from an agent's session id costs nothing; the hash of the first turn, for
+// agents that send none, is computed only for a backend whose lb_policy
+// reads this header, or when the placeholder is used. The header is removed
+// again below reverse_proxy, so backends never see it.
 const ConversationHeader = "X-Louter-Conversation"
 
 // conversationPlaceholder is the placeholder holding the conversation key.
 const conversationPlaceholder = "http.louter.conversation"
 
-// conversationKey derives the conversation key from what each agent sends:
+// conversation holds a request's conversation key. The key comes from
+// what each agent sends:
 //
 //   - Claude Code: the session of metadata.user_id, a JSON string
 //     {"device_id":…,"session_id":…} in recent versions,
@@ -41,28 +47,65 @@ const conversationPlaceholder = "http.louter.conversation"
 //     change as a conversation grows.
 //
 // Keys are prefixed by their source ("session:", "cache:", "hash:") so two
-// sources never collide. It returns "" for a body it cannot read.
-func conversationKey(p translate.Protocol, h http.Header, body []byte) string {
-	if len(body) == 0 {
-		return ""
-	}
-	s := unsafe.String(&body[0], len(body)) // read only; kept parts are copied
+// sources never collide. The first two are read in the body scan louter
+// does anyway (translate.ScanTopLevel) and cost nothing; the hash reads the
+// body again, so it is computed only when asked for (key).
+type conversation struct {
+	p    translate.Protocol
+	body []byte // the client's body, not modified after the request is read
+	once sync.Once
+	k    string
+}
+
+// newConversation reads the cheap sources of the key; the hash, if needed,
+// waits for key.
+func newConversation(p translate.Protocol, h http.Header, top *translate.TopLevel, body []byte) *conversation {
+	c := &conversation{p: p, body: body}
 	switch p {
 	case translate.ProtocolAnthropic:
-		if id := claudeCodeSession(gjson.Get(s, "metadata.user_id").Str); id != "" {
-			return "session:" + id
+		if id := claudeCodeSession(top.Metadata.Get("user_id").Str); id != "" {
+			c.k = "session:" + id
 		}
 	case translate.ProtocolOpenAIResponses, translate.ProtocolOpenAIChat:
-		if k := gjson.Get(s, "prompt_cache_key").Str; k != "" {
-			return "cache:" + strings.Clone(k)
+		if k := top.PromptCacheKey.Str; k != "" {
+			c.k = "cache:" + k
+			break
 		}
 		for _, name := range [...]string{"Session_id", "Conversation_id", "Session-Id"} {
 			if v := h.Get(name); v != "" {
-				return "session:" + v
+				c.k = "session:" + v
+				break
 			}
 		}
 	}
-	return firstTurnHash(p, s)
+	if !headerSafe(c.k) {
+		c.k = ""
+	}
+	if c.k != "" {
+		c.once.Do(func() {})
+	}
+	return c
+}
+
+// cheap returns the key when it came from a session id or cache key, ""
+// when only the hash could give one.
+func (c *conversation) cheap() string { return c.k }
+
+// key returns the conversation key, hashing the first turn when the agent
+// sent no id; "" when the body has no text to hash either.
+func (c *conversation) key() string {
+	c.once.Do(func() { c.k = firstTurnHash(c.p, c.body) })
+	return c.k
+}
+
+// conversationKey is the key of a body and headers, for tests and
+// benchmarks: what the placeholder reads.
+func conversationKey(p translate.Protocol, h http.Header, body []byte) string {
+	top, err := translate.ScanTopLevel(p, body)
+	if err != nil {
+		return ""
+	}
+	return newConversation(p, h, &top, body).key()
 }
 
 // claudeCodeSession returns the session id in Claude Code's
@@ -97,11 +140,12 @@ var firstTurnPaths = map[translate.Protocol][2]string{
 // Responses, whose system prompt is a message). Only text is hashed, not
 // raw JSON: Claude Code moves cache_control breakpoints from turn to turn,
 // which changes the bytes but not the conversation.
-func firstTurnHash(p translate.Protocol, s string) string {
+func firstTurnHash(p translate.Protocol, body []byte) string {
 	paths, ok := firstTurnPaths[p]
-	if !ok {
+	if !ok || len(body) == 0 {
 		return ""
 	}
+	s := unsafe.String(&body[0], len(body)) // read only; nothing of it is kept
 	h := fnv.New64a()
 	n := 0
 	if paths[0] != "" {
@@ -168,31 +212,38 @@ func hashText(h textWriter, v gjson.Result) int {
 	return n
 }
 
-// setConversation sets the conversation key on the request reverse_proxy
-// gets, as ConversationHeader and as the {http.louter.conversation}
-// placeholder. It runs after the header allowlist, which would remove the
-// header; a client's own X-Louter-Conversation is replaced (or removed
-// when there is no key: lb_policy header then uses its fallback), so a client cannot pick another conversation's
-// upstream by sending one.
-func setConversation(r *http.Request, key string) {
-	if !headerSafe(key) {
-		key = ""
+// setConversation exposes the conversation key on the request
+// reverse_proxy gets: as the {http.louter.conversation} placeholder, which
+// computes it when first read, and as ConversationHeader, set to the cheap
+// key (session id, cache key) always and to the hash too when the backend's
+// lb_policy reads the header (hashEager). It runs after the header
+// allowlist, which would remove the header; a client's own
+// X-Louter-Conversation is replaced, or removed when there is no key (lb_policy
+// header then uses its fallback), so a client cannot pick another
+// conversation's upstream by sending one.
+func setConversation(r *http.Request, c *conversation, hashEager bool) {
+	key := c.cheap()
+	if hashEager {
+		key = c.key()
 	}
 	if key == "" {
 		r.Header.Del(ConversationHeader)
 	} else {
 		r.Header.Set(ConversationHeader, key)
 	}
-	// Set even when empty, so the placeholder reads "" rather than staying
-	// unreplaced.
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		repl.Set(conversationPlaceholder, key)
+		repl.Map(func(name string) (any, bool) {
+			if name != conversationPlaceholder {
+				return nil, false
+			}
+			return c.key(), true
+		})
 	}
 }
 
 // headerSafe reports whether key can be a header value as it is: printable
 // ASCII, and not so long that it bloats the request.
-func headerSafe(key string) bool {
+func headerSafe(key string) bool { // "" is safe: it sets no header
 	if len(key) > 256 {
 		return false
 	}
@@ -202,4 +253,15 @@ func headerSafe(key string) bool {
 		}
 	}
 	return true
+}
+
+// hashesConversation reports whether an upstream handler is a
+// reverse_proxy whose lb_policy is header ConversationHeader.
+func hashesConversation(upstream any) bool {
+	rp, ok := upstream.(*reverseproxy.Handler)
+	if !ok || rp.LoadBalancing == nil {
+		return false
+	}
+	hs, ok := rp.LoadBalancing.SelectionPolicy.(*reverseproxy.HeaderHashSelection)
+	return ok && http.CanonicalHeaderKey(hs.Field) == ConversationHeader
 }

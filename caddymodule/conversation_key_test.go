@@ -85,18 +85,38 @@ func TestConversationHashFollowsTheConversation(t *testing.T) {
 }
 
 func TestSetConversation(t *testing.T) {
-	r, _ := http.NewRequest(http.MethodPost, "http://x/v1/messages", nil)
-	r.Header.Set(ConversationHeader, "forged")
-	setConversation(r, "")
-	if _, ok := r.Header[ConversationHeader]; ok {
-		t.Fatal("a client's own conversation header survived with no key")
+	hashOnly := []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
+	session := []byte(`{"metadata":{"user_id":"{\"session_id\":\"s1\"}"},"messages":[{"role":"user","content":"hi"}]}`)
+	tests := []struct {
+		name      string
+		body      []byte
+		hashEager bool
+		want      string // "" : no header
+	}{
+		{"session id: always set", session, false, "session:s1"},
+		{"hash: not computed for a backend that does not read it", hashOnly, false, ""},
+		{"hash: computed for lb_policy header", hashOnly, true, "hash:"},
+		{"no key: a forged header is removed", []byte(`{"messages":[]}`), true, ""},
 	}
-	setConversation(r, "bad\nkey")
-	if _, ok := r.Header[ConversationHeader]; ok {
-		t.Fatal("a key unfit for a header was set")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := http.NewRequest(http.MethodPost, "http://x/v1/messages", nil)
+			r.Header.Set(ConversationHeader, "forged")
+			top, _ := translate.ScanTopLevel(translate.ProtocolAnthropic, tt.body)
+			setConversation(r, newConversation(translate.ProtocolAnthropic, r.Header, &top, tt.body), tt.hashEager)
+			got := r.Header.Get(ConversationHeader)
+			if got == "forged" || !strings.HasPrefix(got, tt.want) || (tt.want == "") != (got == "") {
+				t.Fatalf("header = %q, want %q", got, tt.want)
+			}
+		})
 	}
-	setConversation(r, "session:abc")
-	if got := r.Header.Get(ConversationHeader); got != "session:abc" {
-		t.Fatalf("header = %q", got)
+}
+
+// A key that cannot be a header value (a control character in a
+// prompt_cache_key) is not used.
+func TestConversationKeyUnsafe(t *testing.T) {
+	got := conversationKey(translate.ProtocolOpenAIChat, nil, []byte(`{"prompt_cache_key":"a\nb","messages":[{"role":"user","content":"hi"}]}`))
+	if !strings.HasPrefix(got, "hash:") {
+		t.Fatalf("key = %q, want the hash instead", got)
 	}
 }

@@ -77,7 +77,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
 
-	conversation := conversationKey(ep.protocol, r.Header, body) // conversation_key.go
+	conversation := newConversation(ep.protocol, r.Header, &top, body) // conversation_key.go
 
 	// Every answer from here on goes through the scrubber: no key, the
 	// backend's or the client's, reaches the client in an error.
@@ -125,7 +125,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
-	setConversation(r, conversation) // after the header allowlist, for lb_policy header
+	setConversation(r, conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
 
 	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
 		c.Write(

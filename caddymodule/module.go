@@ -142,6 +142,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		}
 		b.upstream = h
 		b.credentialTransport = wrapTransport(mod)
+		b.conversationHeader = hashesConversation(mod) // conversation_key.go
 		if !b.credentialTransport {
 			l.logger.Warn("the upstream handler is not a reverse_proxy: the backend's key is set on the request, where the handler's own logs can see it", zap.String("backend", name))
 		}
