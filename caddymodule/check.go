@@ -69,6 +69,9 @@ func checkHandler(where string, raw map[string]any) []string {
 	routed := make(map[string]bool)
 	for _, m := range l.Models {
 		routed[m.Backend] = true
+		for _, c := range m.When {
+			routed[c.Backend] = true // route_conditions.go
+		}
 	}
 	names := make([]string, 0, len(l.Backends))
 	for name := range l.Backends {
@@ -103,6 +106,11 @@ func checkHandler(where string, raw map[string]any) []string {
 	for i, m := range l.Models {
 		if _, ok := l.Backends[m.Backend]; !ok {
 			add("model %q: backend %q is not defined", m.Match, m.Backend)
+		}
+		for _, c := range m.When {
+			if _, ok := l.Backends[c.Backend]; !ok {
+				add("model %q: when %s: backend %q is not defined", m.Match, c.String(), c.Backend)
+			}
 		}
 		for _, earlier := range l.Models[:i] {
 			if globCovers(earlier.Match, m.Match) {

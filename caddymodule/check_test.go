@@ -47,7 +47,7 @@ func TestCheckConfig(t *testing.T) {
 				"bad": {"protocol": "openai_chat", "dialect": {"tool_calls": "xml"}, "upstream": {"handler": "reverse_proxy"}}
 			},
 			"models": [
-				{"match": "claude-*", "backend": "anth"},
+				{"match": "claude-*", "backend": "anth", "when": [{"images": true, "backend": "vision"}, {"thinking": true, "backend": "oai"}]},
 				{"match": "claude-sonnet-*", "backend": "oai"},
 				{"match": "gpt-*", "backend": "openai"},
 				{"match": "*", "backend": "oai"},
@@ -66,6 +66,7 @@ func TestCheckConfig(t *testing.T) {
 		`backend "anth": api_key names the environment variable LOUTER_TEST_UNSET, which is not set`,
 		`backend "bad": dialect: unknown tool_calls "xml"`,
 		`backend "typo": unknown protocol "openai"`,
+		`model "claude-*": when images: backend "vision" is not defined`,
 		`model "claude-sonnet-*": never matches: the earlier route "claude-*" matches every model it does`,
 		`model "gpt-*": backend "openai" is not defined`,
 		`model "local/*": never matches: the earlier route "*" matches every model it does`,
