@@ -65,15 +65,16 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	b, backendModel := route.backend, model
-	if route.Rename != "" {
-		backendModel = route.Rename
-	}
+	b, rename := route.backend, route.Rename
 	var ir *translate.Request // decoded early only when a route condition needed it
 	if len(route.When) > 0 {
-		b, backendModel, ir = l.applyConditions(route, ep.protocol, client, r.Header, body, model) // route_conditions.go
+		b, rename, ir = l.applyConditions(route, ep.protocol, client, r.Header, body, model) // route_conditions.go
 	}
-	if te := checkBackendModel(b, backendModel, backendModel != model); te != nil {
+	backendModel := model
+	if rename != "" {
+		backendModel = rename
+	}
+	if te := checkBackendModel(b, backendModel, rename != ""); te != nil {
 		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
 

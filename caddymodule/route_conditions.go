@@ -149,23 +149,16 @@ func anyGlob(pattern string, values []string) bool {
 	return false
 }
 
-// chooseBackend returns the backend and the model name to send for a
-// request the route matched: the first condition that holds, else the
-// route's own backend and rename.
-func (r *ModelRoute) chooseBackend(model string, in *conditionInput) (*Backend, string, *RouteCondition) {
+// chooseBackend returns the backend for a request the route matched, and
+// the model name to send it instead of the client's ("" for none): those of
+// the first condition that holds, else the route's own.
+func (r *ModelRoute) chooseBackend(in *conditionInput) (*Backend, string, *RouteCondition) {
 	for i := range r.When {
-		c := &r.When[i]
-		if c.matches(in) {
-			if c.Rename != "" {
-				return c.backend, c.Rename, c
-			}
-			return c.backend, model, c
+		if c := &r.When[i]; c.matches(in) {
+			return c.backend, c.Rename, c
 		}
 	}
-	if r.Rename != "" {
-		return r.backend, r.Rename, nil
-	}
-	return r.backend, model, nil
+	return r.backend, r.Rename, nil
 }
 
 // hasMedia reports whether req carries an image or a document anywhere.
@@ -360,11 +353,11 @@ func (l *Louter) validateConditions() []error {
 }
 
 // applyConditions tests the conditions of the route that matched model,
-// and returns the backend and backend model they pick, with the request
-// decoded if a condition needed it (nil otherwise), so that a translated
-// request is not decoded twice. A body that does not decode fails the
-// tests that need it; the error is reported later, by the backend's own
-// translation, as without conditions.
+// and returns the backend and rename they pick, with the request decoded
+// if a condition needed it (nil otherwise), so that a translated request
+// is not decoded twice. A body that does not decode fails the tests that
+// need it; the error is reported later, by the backend's own translation,
+// as without conditions.
 func (l *Louter) applyConditions(route *ModelRoute, p translate.Protocol, client translate.Codec, h http.Header, body []byte, model string) (*Backend, string, *translate.Request) {
 	var ir *translate.Request
 	decoded := false
@@ -380,13 +373,13 @@ func (l *Louter) applyConditions(route *ModelRoute, p translate.Protocol, client
 			return ir
 		},
 	}
-	b, backendModel, c := route.chooseBackend(model, &in)
+	b, rename, c := route.chooseBackend(&in)
 	if c != nil {
 		if ce := l.logger.Check(zapcore.DebugLevel, "route condition matched"); ce != nil {
 			ce.Write(zap.String("model", model), zap.String("route", route.Match), zap.String("backend", c.Backend), zap.String("condition", c.String()))
 		}
 	}
-	return b, backendModel, ir
+	return b, rename, ir
 }
 
 // String describes the condition's tests in the Caddyfile's words, for

@@ -91,16 +91,12 @@ func TestRouteConditions(t *testing.T) {
 					}
 					return req
 				}}
-			b, model, _ := route.chooseBackend("client-model", &in)
+			b, rename, _ := route.chooseBackend(&in)
 			if b.name != tt.want {
 				t.Errorf("backend = %s, want %s", b.name, tt.want)
 			}
-			wantModel := tt.wantModel
-			if wantModel == "" {
-				wantModel = "client-model"
-			}
-			if model != wantModel {
-				t.Errorf("model = %s, want %s", model, wantModel)
+			if rename != tt.wantModel {
+				t.Errorf("rename = %q, want %q", rename, tt.wantModel)
 			}
 		})
 	}
@@ -116,7 +112,7 @@ func TestConditionsDecodeOnlyWhenNeeded(t *testing.T) {
 	decoded := 0
 	in := conditionInput{client: translate.ProtocolAnthropic, body: []byte(`{"model":"m","messages":[]}`),
 		decode: func() *translate.Request { decoded++; return &translate.Request{} }}
-	if b, _, _ := route.chooseBackend("m", &in); b.name != "main" || decoded != 0 {
+	if b, _, _ := route.chooseBackend(&in); b.name != "main" || decoded != 0 {
 		t.Fatalf("backend %s, decoded %d times; want main, 0", b.name, decoded)
 	}
 }
