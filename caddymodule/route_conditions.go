@@ -201,7 +201,12 @@ func wantsThinking(req *translate.Request) bool {
 // protocols put them in a top-level "tools" array.
 func bodyHasTools(body []byte) bool {
 	t := topMember(body, "tools")
-	return t.IsArray() && strings.TrimSpace(t.Raw) != "[]" && t.Raw != ""
+	if !t.IsArray() {
+		return false
+	}
+	found := false
+	t.ForEach(func(_, _ gjson.Result) bool { found = true; return false })
+	return found
 }
 
 // bodyHasTool reports whether the raw request offers a tool named or typed

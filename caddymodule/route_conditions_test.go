@@ -74,6 +74,7 @@ func TestRouteConditions(t *testing.T) {
 		{"gemini googleSearch", translate.ProtocolGemini, nil, `{"contents":[{"role":"user","parts":[{"text":"news?"}]}],"tools":[{"googleSearch":{}}]}`, "web", ""},
 		{"function tools", translate.ProtocolAnthropic, nil, `{"model":"m","max_tokens":5,"tools":[{"name":"Bash","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"ls"}]}`, "tools", ""},
 		{"empty tools array", translate.ProtocolAnthropic, nil, `{"model":"m","max_tokens":5,"tools":[],"messages":[{"role":"user","content":"ls"}]}`, "main", ""},
+		{"empty tools array with spaces", translate.ProtocolAnthropic, nil, `{"model":"m","max_tokens":5,"tools":[ ],"messages":[{"role":"user","content":"ls"}]}`, "main", ""},
 		{"chat client with tools", translate.ProtocolOpenAIChat, nil, `{"model":"m","tools":[{"type":"function","function":{"name":"f","parameters":{}}}],"messages":[{"role":"user","content":"x"}]}`, "chat-tools", ""},
 		{"header glob", translate.ProtocolAnthropic, http.Header{"X-Background": {"yes"}}, `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, "header", ""},
 		{"header value not matching", translate.ProtocolAnthropic, http.Header{"X-Background": {"no"}}, `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, "main", ""},
