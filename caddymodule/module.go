@@ -38,8 +38,11 @@ const defaultMaxRequestBody = 32 << 20
 // API call goes to the next handler unchanged (surface.go says which are).
 //
 // For each request it reads the model, finds the first matching model route,
-// and sends the request to that route's backend through the backend's
-// upstream handler (a stock reverse_proxy). When the client and the backend
+// and sends the request to that route's backend (or to the backend of the
+// route's first condition on the request's content that holds) through the
+// backend's upstream handler (a stock reverse_proxy). The request carries
+// its conversation key in the X-Louter-Conversation header, for lb_policy
+// header, and in the {http.louter.conversation} placeholder. When the client and the backend
 // speak the same protocol, request and response bytes pass through
 // untouched, except for the model rename and the max_tokens cap. Otherwise
 // the request, the response, errors and streams are translated. Errors
