@@ -68,6 +68,7 @@ type RouteCondition struct {
 	Rename string `json:"rename,omitempty"`
 
 	backend *Backend
+	header  string // Header in canonical form
 }
 
 // needsRequest reports whether testing c needs the decoded request (the
@@ -105,7 +106,11 @@ func (c *RouteCondition) matches(in *conditionInput) bool {
 		return false
 	}
 	if c.Header != "" {
-		vs, ok := in.header[http.CanonicalHeaderKey(c.Header)]
+		name := c.header
+		if name == "" { // not provisioned (tests)
+			name = http.CanonicalHeaderKey(c.Header)
+		}
+		vs, ok := in.header[name]
 		if !ok || !anyGlob(c.HeaderValue, vs) {
 			return false
 		}
@@ -323,6 +328,7 @@ func (l *Louter) provisionConditions() {
 		for j := range l.Models[i].When {
 			c := &l.Models[i].When[j]
 			c.backend = l.Backends[c.Backend]
+			c.header = http.CanonicalHeaderKey(c.Header)
 		}
 	}
 }
