@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -240,29 +241,32 @@ func toolIs(t gjson.Result, name string) bool {
 	if !t.IsObject() {
 		return false
 	}
-	if alias, ok := toolAliases[name]; ok {
-		for _, a := range alias {
-			if t.Get(a).Exists() || t.Get("type").Str == a {
-				return true
-			}
+	is := func(s string) bool {
+		if s == "" {
+			return false
 		}
+		if s == name || slices.Contains(toolAliases[name], s) {
+			return true
+		}
+		// Anthropic versions its server tools' types: web_search_20250305.
+		return strings.HasPrefix(s, name+"_") && isVersionSuffix(s[len(name)+1:])
 	}
+	typ, nm, fn := t.Get("type"), t.Get("name"), t.Get("function")
+	if typ.Exists() || nm.Exists() || fn.Exists() { // Anthropic, OpenAI
+		return is(typ.Str) || is(nm.Str) || is(fn.Get("name").Str)
+	}
+	// Gemini: one object of function declarations, or a built-in tool by
+	// its key.
 	found := false
 	t.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
-		case "name":
-			found = v.Str == name
-		case "type":
-			found = v.Str == name || (strings.HasPrefix(v.Str, name+"_") && isVersionSuffix(v.Str[len(name)+1:]))
-		case "function":
-			found = v.Get("name").Str == name
 		case "functionDeclarations", "function_declarations":
 			v.ForEach(func(_, fd gjson.Result) bool {
-				found = fd.Get("name").Str == name
+				found = is(fd.Get("name").Str)
 				return !found
 			})
 		default:
-			found = k.Str == name || geminiCamelName(k.Str) == name
+			found = is(k.Str) || is(geminiCamelName(k.Str))
 		}
 		return !found
 	})
