@@ -67,6 +67,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    model <pattern> <backend> [<rename>] [{
 //	        list     <model...>
 //	        fallback <backend> [<rename>]
+//	        when     <test> [and <test>...] <backend> [<rename>]
 //	    }]
 //	}
 //
@@ -91,6 +92,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // to try when the ones before it fail before the client got any content,
 // with the model name to ask it for; it may repeat, and the backends are
 // tried in the order written (see ModelRoute.Fallbacks).
+// when lines send the request to another backend when its content says so
+// (images, tokens > n, thinking, tools, tool <name>, client <protocol>,
+// header <name> <glob>); they are tried in order, the first that holds wins
+// (see unmarshalWhen), and a backend a when line chose serves without the
+// route's fallbacks.
 //
 // Use {env.VAR} in api_key to read the key from the environment when the
 // configuration loads, or {$VAR} to substitute it when the Caddyfile is
@@ -182,6 +188,12 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
 			if err := unmarshalFallback(d, route); err != nil { // caddyfile_fallback.go
 				return err
 			}
+		case "when":
+			c, err := unmarshalWhen(d) // route_conditions_caddyfile.go
+			if err != nil {
+				return err
+			}
+			route.When = append(route.When, c)
 		default:
 			return d.Errf("unrecognized louter model subdirective '%s'", d.Val())
 		}

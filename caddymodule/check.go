@@ -72,6 +72,9 @@ func checkHandler(where string, raw map[string]any) []string {
 		for _, fb := range m.Fallbacks {
 			routed[fb.Backend] = true // a fallback is called too
 		}
+		for _, c := range m.When {
+			routed[c.Backend] = true // route_conditions.go
+		}
 	}
 	names := make([]string, 0, len(l.Backends))
 	for name := range l.Backends {
@@ -110,6 +113,11 @@ func checkHandler(where string, raw map[string]any) []string {
 		for _, fb := range m.Fallbacks {
 			if _, ok := l.Backends[fb.Backend]; !ok {
 				add("model %q: fallback backend %q is not defined", m.Match, fb.Backend)
+			}
+		}
+		for _, c := range m.When {
+			if _, ok := l.Backends[c.Backend]; !ok {
+				add("model %q: when %s: backend %q is not defined", m.Match, c.String(), c.Backend)
 			}
 		}
 		for _, earlier := range l.Models[:i] {

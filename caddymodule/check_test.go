@@ -48,7 +48,7 @@ func TestCheckConfig(t *testing.T) {
 				"bad": {"protocol": "openai_chat", "dialect": {"tool_calls": "xml"}, "upstream": {"handler": "reverse_proxy"}}
 			},
 			"models": [
-				{"match": "claude-*", "backend": "anth", "fallbacks": [{"backend": "spare"}, {"backend": "nope"}]},
+				{"match": "claude-*", "backend": "anth", "fallbacks": [{"backend": "spare"}, {"backend": "nope"}], "when": [{"images": true, "backend": "vision"}, {"thinking": true, "backend": "oai"}]},
 				{"match": "claude-sonnet-*", "backend": "oai"},
 				{"match": "gpt-*", "backend": "openai"},
 				{"match": "*", "backend": "oai"},
@@ -69,6 +69,7 @@ func TestCheckConfig(t *testing.T) {
 		`backend "spare": api_key names the environment variable LOUTER_TEST_UNSET_SPARE, which is not set`,
 		`backend "typo": unknown protocol "openai"`,
 		`model "claude-*": fallback backend "nope" is not defined`,
+		`model "claude-*": when images: backend "vision" is not defined`,
 		`model "claude-sonnet-*": never matches: the earlier route "claude-*" matches every model it does`,
 		`model "gpt-*": backend "openai" is not defined`,
 		`model "local/*": never matches: the earlier route "*" matches every model it does`,

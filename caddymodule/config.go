@@ -94,6 +94,10 @@ type Backend struct {
 	// whose transport louter wrapped to add the credential
 	// (credential_transport.go).
 	credentialTransport bool
+	// conversationHeader is set when the upstream's lb_policy hashes
+	// ConversationHeader, which must then carry a key for every request
+	// (conversation_key.go).
+	conversationHeader bool
 }
 
 // ModelRoute sends requests for matching models to a backend. Routes are
@@ -126,6 +130,12 @@ type ModelRoute struct {
 	// the first content event. Each may speak another protocol: the
 	// request is translated for each. See fallback.go.
 	Fallbacks []RouteFallback `json:"fallbacks,omitempty"`
+
+	// Conditions on the request's content that send it to another backend
+	// than Backend (route_conditions.go): tried in order once Match has
+	// matched, the first that holds wins; when none holds, Backend serves
+	// (with Fallbacks). A backend a condition chose serves alone.
+	When []RouteCondition `json:"when,omitempty"`
 
 	backend *Backend
 }

@@ -67,10 +67,17 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
 	q := &chatRequest{ep: ep, client: client, body: body, streamMember: top.Stream.Type == gjson.True, model: model, pathModel: pathModel}
-	if len(route.Fallbacks) > 0 {
+	t := routeTarget{backend: route.backend, rename: route.Rename}
+	if len(route.When) > 0 {
+		// A condition may pick another backend (route_conditions.go); it
+		// then serves alone, without the route's fallbacks.
+		t.backend, t.rename, q.ir = l.applyConditions(route, ep.protocol, client, r.Header, body, model)
+	}
+	q.conversation = newConversation(ep.protocol, r.Header, &top, body) // conversation_key.go
+	if len(route.Fallbacks) > 0 && t.backend == route.backend && t.rename == route.Rename {
 		return l.serveChain(w, r, q, route) // fallback.go
 	}
-	_, err = l.serveBackend(w, r, q, routeTarget{backend: route.backend, rename: route.Rename}, false)
+	_, err = l.serveBackend(w, r, q, t, false)
 	return err
 }
 
@@ -83,6 +90,11 @@ type chatRequest struct {
 	streamMember bool   // the body's stream member is true
 	model        string // the model the client asked for
 	pathModel    string // the model named in the path (Gemini), or ""
+	// ir is the request decoded early for a route condition, or nil. The
+	// first attempt's translation takes it over (and changes it), so it
+	// is cleared then: a later attempt decodes body afresh.
+	ir           *translate.Request
+	conversation *conversation // the conversation key (conversation_key.go)
 }
 
 // routeTarget is one backend a request may go to, with the model name to
@@ -147,7 +159,9 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
 	} else {
 		var te *translate.Error
-		body, rw.clientReq, te = l.translateRequest(client, b, body, model, backendModel, urlStream)
+		ir := q.ir
+		q.ir = nil // taken over by this attempt's translation
+		body, rw.clientReq, te = l.translateRequest(client, b, body, ir, model, backendModel, urlStream)
 		if te != nil {
 			return nil, l.reject(w, client, te)
 		}
@@ -157,6 +171,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
+	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
 
 	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
 		c.Write(
@@ -263,11 +278,14 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 // backend, applying the rename and the max_tokens cap. It also returns the
 // client's request as the client-side encoders need it: with the model name
 // the client asked for. urlStream, when set, is whether to stream as the
-// URL says (Gemini), which the body cannot tell.
-func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
-	ir, err := client.DecodeRequest(body)
-	if err != nil {
-		return nil, nil, asError(err, http.StatusBadRequest)
+// URL says (Gemini), which the body cannot tell. ir, when not nil, is body
+// already decoded for a route condition, used instead of decoding again.
+func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, ir *translate.Request, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
+	if ir == nil {
+		var err error
+		if ir, err = client.DecodeRequest(body); err != nil {
+			return nil, nil, asError(err, http.StatusBadRequest)
+		}
 	}
 	if urlStream != nil {
 		ir.Stream = *urlStream

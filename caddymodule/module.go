@@ -38,8 +38,11 @@ const defaultMaxRequestBody = 32 << 20
 // API call goes to the next handler unchanged (surface.go says which are).
 //
 // For each request it reads the model, finds the first matching model route,
-// and sends the request to that route's backend through the backend's
-// upstream handler (a stock reverse_proxy). When the client and the backend
+// and sends the request to that route's backend (or to the backend of the
+// route's first condition on the request's content that holds) through the
+// backend's upstream handler (a stock reverse_proxy). The request carries
+// its conversation key in the X-Louter-Conversation header, for lb_policy
+// header, and in the {http.louter.conversation} placeholder. When the client and the backend
 // speak the same protocol, request and response bytes pass through
 // untouched, except for the model rename and the max_tokens cap. Otherwise
 // the request, the response, errors and streams are translated. Errors
@@ -150,6 +153,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		}
 		b.upstream = h
 		b.credentialTransport = wrapTransport(mod)
+		b.conversationHeader = hashesConversation(mod) // conversation_key.go
 		if !b.credentialTransport {
 			l.logger.Warn("the upstream handler is not a reverse_proxy: the backend's key is set on the request, where the handler's own logs can see it", zap.String("backend", name))
 		}
@@ -158,7 +162,8 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	for i := range l.Models {
 		l.Models[i].backend = l.Backends[l.Models[i].Backend]
 	}
-	l.provisionFallbacks() // fallback.go
+	l.provisionFallbacks()  // fallback.go
+	l.provisionConditions() // route_conditions.go
 	l.warnUnsetKeys()
 	return nil
 }
@@ -218,7 +223,8 @@ func (l *Louter) Validate() error {
 			}
 		}
 	}
-	errs = append(errs, l.validateListing()...) // models_passthrough.go
+	errs = append(errs, l.validateListing()...)    // models_passthrough.go
+	errs = append(errs, l.validateConditions()...) // route_conditions.go
 	for i, m := range l.Models {
 		if m.Match == "" {
 			errs = append(errs, fmt.Errorf("model route %d: empty match pattern", i))
