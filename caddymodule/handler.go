@@ -39,6 +39,13 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return next.ServeHTTP(w, r)
 	}
+	// The record learns what the request did and publishes it at the end:
+	// metrics, access-log fields, placeholders (exchange_record.go).
+	x := l.beginExchange(w, r, ep.protocol)
+	w = x
+	var rw *responseWriter
+	var dropped []string
+	defer func() { x.end(rw, dropped, r.Context().Err() != nil) }()
 
 	body, e := l.readBody(r)
 	if e != nil {
@@ -70,6 +77,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if route.Rename != "" {
 		backendModel = route.Rename
 	}
+	x.route(route, model, backendModel)
 	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
 		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
@@ -77,7 +85,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	// Every answer from here on goes through the scrubber: no key, the
 	// backend's or the client's, reaches the client in an error.
 	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
-	rw := newResponseWriter(sw)
+	rw = newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
@@ -114,9 +122,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		}
 	}
 	if te != nil {
+		rw = nil // no backend was asked
 		return l.reject(w, client, te)
 	}
 	sw.stream = rw.wantStream
+	dropped = rw.clientReq.Dropped
+	x.streaming(rw.wantStream)
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
@@ -132,13 +143,6 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 			zap.Bool("passthrough", rw.passthrough),
 		)
 	}
-	extra, _ := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
-	if extra != nil {
-		extra.Set(zap.String("louter_client", string(ep.protocol)))
-		extra.Set(zap.String("louter_backend", b.name))
-		extra.Set(zap.String("louter_model", model))
-	}
-
 	defer func() {
 		v := recover()
 		if v == nil {
@@ -156,7 +160,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		// yet — and returns normally.
 		if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
 			l.logger.Warn("backend connection failed during the response", zap.String("backend", b.name), zap.String("model", model))
-			logUsage(extra, rw)
+			x.aborted = true
 			sw.close()
 			err = nil
 			return
@@ -173,6 +177,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		// first_byte_timeout: nothing reached the client, which gets an
 		// error status in its protocol.
 		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", model), zap.String("error", te.Message))
+		x.upstreamKind = upstreamFirstByteTimeout
 		return l.reject(w, client, te)
 	}
 	if rw.mode == modeUnset {
@@ -188,6 +193,9 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		if c := l.logger.Check(lvl, "backend request failed"); c != nil {
 			c.Write(zap.String("backend", b.name), zap.String("model", model), zap.Error(uerr))
 		}
+		if r.Context().Err() == nil {
+			x.upstreamKind = upstreamUnreachable
+		}
 		_ = l.reject(sw, client, upstreamError(uerr, b.name))
 		sw.close()
 		return nil
@@ -197,7 +205,6 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if uerr != nil {
 		l.logger.Warn("upstream handler reported an error after responding", zap.String("backend", b.name), zap.Error(uerr))
 	}
-	logUsage(extra, rw)
 	return nil
 }
 
@@ -246,17 +253,10 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	}
 	clientReq := *ir
 	clientReq.Model = clientModel
+	// What decoding and encoding left out, for the exchange record.
+	clientReq.Dropped = enc.Dropped
 	clientReq.InputTokensEstimate = inputTokensEstimate(client.Protocol(), b, ir) // usage_estimate.go
 	return out, &clientReq, nil
-}
-
-// logUsage adds the token counts the response reported to the access log.
-func logUsage(extra *caddyhttp.ExtraLogFields, rw *responseWriter) {
-	if extra == nil || !rw.hasUsage {
-		return
-	}
-	extra.Set(zap.Int("louter_input_tokens", rw.usage.InputTokens))
-	extra.Set(zap.Int("louter_output_tokens", rw.usage.OutputTokens))
 }
 
 // readBody reads the request body, refusing more than max_request_body

@@ -88,7 +88,8 @@ type Louter struct {
 	// negative).
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
-	logger *zap.Logger
+	logger  *zap.Logger
+	metrics *louterMetrics // metrics.go
 }
 
 // CaddyModule returns the Caddy module information.
@@ -107,6 +108,11 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		l.MaxRequestBody = defaultMaxRequestBody
 	}
 	l.provisionStreamTimers()
+	m, err := registerMetrics(ctx.GetMetricsRegistry())
+	if err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	l.metrics = m
 
 	repl := caddy.NewReplacer()
 	for name, b := range l.Backends {

@@ -82,6 +82,14 @@ type responseWriter struct {
 	usage    translate.Usage
 	hasUsage bool
 
+	// What the exchange record (exchange_record.go) reports: when the
+	// first content went to a streaming client, the stop reason, and
+	// whether the backend's answer was undecodable or its stream failed.
+	firstContent time.Time
+	stop         translate.StopReason
+	badResponse  bool
+	streamFailed bool
+
 	// pass watches a passthrough stream (modePassSSE); passArray says the
 	// client asked Gemini for a stream as a JSON array, which is watched
 	// too; passEnded is set once the error event that ends a broken
@@ -199,6 +207,7 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		// The bytes pass as they are, but whole events at a time: the
 		// rest of a write waits for the next one.
 		if out := rw.pass.Write(p); len(out) > 0 {
+			rw.contentSent()
 			if _, err := rw.writeClient(out); err != nil {
 				return 0, err
 			}
@@ -285,8 +294,26 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	if ev.Usage != nil {
 		rw.usage, rw.hasUsage = *ev.Usage, true
 	}
+	switch {
+	case ev.Type == translate.EventBlockStart || ev.Type == translate.EventBlockDelta:
+		if rw.mode == modeStream {
+			rw.contentSent() // the encoder's output for it is written right after
+		}
+	case ev.Stop != "":
+		rw.stop = ev.Stop
+	case ev.Type == translate.EventError:
+		rw.streamFailed = true
+	}
 	if rw.acc != nil {
 		rw.acc.Add(ev)
+	}
+}
+
+// contentSent notes when the first content goes to the client; rw.mu is
+// held. Only a bool is tested per event after the first.
+func (rw *responseWriter) contentSent() {
+	if rw.firstContent.IsZero() {
+		rw.firstContent = time.Now()
 	}
 }
 
@@ -350,12 +377,13 @@ func (rw *responseWriter) finishLocked() {
 		resp, err := rw.backend.codec.DecodeResponse(rw.buf)
 		if err != nil {
 			// The error may quote the body, which may echo the key.
+			rw.badResponse = true
 			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.String("error", scrubString(err.Error(), []string{rw.backend.apiKey})))
 			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
 			return
 		}
 		resp = rw.applyDialect(resp)
-		rw.usage, rw.hasUsage = resp.Usage, true
+		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
 		if rw.mode == modeJSONToStream {
 			rw.respondStream(resp)
 			return
@@ -431,6 +459,7 @@ func (rw *responseWriter) endPass(e *translate.Error) {
 		return
 	}
 	rw.passEnded = true
+	rw.streamFailed = true
 	rw.logger.Warn("the backend's stream ended badly", zap.String("backend", rw.backend.name), zap.String("error", e.Message))
 	rw.writeEnd(rw.pass.End(rw.client.NewStreamEncoder(rw.clientReq), e))
 }
@@ -475,6 +504,7 @@ func (rw *responseWriter) respondResponse(resp *translate.Response) {
 	body, err := rw.client.EncodeResponse(resp, rw.clientReq)
 	if err != nil {
 		rw.logger.Error("cannot encode the response for the client", zap.String("backend", rw.backend.name), zap.Error(err))
+		rw.badResponse = true
 		rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be translated: "+err.Error()))
 		return
 	}
@@ -502,6 +532,7 @@ func (rw *responseWriter) respondStream(resp *translate.Response) {
 	stripEntityHeaders(rw.header)
 	rw.setClientStreamHeaders()
 	rw.commit(http.StatusOK)
+	rw.contentSent()
 	rw.writeEnd(rw.out.Bytes())
 }
 
