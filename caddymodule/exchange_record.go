@@ -2,22 +2,26 @@ package caddymodule
 
 import (
 	"net/http"
-	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/louter/louter/translate"
 )
 
 // exchangeRecord gathers what one generation request did and publishes it
-// three ways when the request ends: louter's Prometheus metrics, fields of
-// Caddy's access log, and placeholders ({http.louter.*}) for the handlers
-// and log directives that run after louter. What is known before the
-// backend is asked (protocols, backend, models, stream) is published as
-// soon as the route is chosen, so a deferred `header` can use it.
+// three ways: louter's Prometheus metrics and fields of Caddy's access log
+// when the request ends, and placeholders ({http.louter.*}) for the
+// handlers and log directives that run after louter. The placeholders are
+// answered from the record when asked (a replacer provider), so they cost
+// nothing unless used; what is known before the backend is asked
+// (protocols, backend, models, stream) is there as soon as the route is
+// chosen, for a deferred `header`, and the rest once the request ends, for
+// log_append and the access log.
 //
 // It wraps the client's response writer to learn the status the client
 // got, whichever path answered.
@@ -26,8 +30,6 @@ type exchangeRecord struct {
 	status int // the status written to the client; 0: none yet
 
 	metrics *louterMetrics
-	repl    *caddy.Replacer
-	extra   *caddyhttp.ExtraLogFields
 	start   time.Time
 
 	client       translate.Protocol
@@ -36,11 +38,21 @@ type exchangeRecord struct {
 	clientModel  string // the model the client asked for (not a label: clients choose it)
 	backendModel string
 	stream       bool
+	streamKnown  bool
 	streamOpen   bool // counted in louter_streams_open
 
 	routed       bool
 	upstreamKind string // louter_upstream_errors_total's kind, when the backend failed
 	aborted      bool   // the backend's connection failed mid-response
+
+	// Known when the request ends.
+	ended    bool
+	outcome  string
+	usage    translate.Usage
+	hasUsage bool
+	ttft     time.Duration
+	stop     translate.StopReason
+	dropped  int
 }
 
 // beginExchange starts the record of a request of client protocol p.
@@ -51,13 +63,73 @@ func (l *Louter) beginExchange(w http.ResponseWriter, r *http.Request, p transla
 		start:                 time.Now(),
 		client:                p,
 	}
-	x.repl, _ = r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	x.extra, _ = r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
-	x.set("client", string(p))
-	if x.extra != nil {
-		x.extra.Set(zap.String("louter_client", string(p)))
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Map(x.placeholder)
+	}
+	// One inline field that writes the record's fields when the access
+	// log is written: each Add costs an allocation, and the line is
+	// written after the request ended.
+	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
+		extra.Add(zap.Inline(x))
 	}
 	return x
+}
+
+// placeholderPrefix starts the names of louter's placeholders.
+const placeholderPrefix = "http.louter."
+
+// placeholder answers {http.louter.*} from the record. A placeholder not
+// known yet (the backend before routing, the tokens before the end) is
+// empty.
+func (x *exchangeRecord) placeholder(key string) (any, bool) {
+	name, ok := strings.CutPrefix(key, placeholderPrefix)
+	if !ok {
+		return nil, false
+	}
+	switch name {
+	case "client":
+		return string(x.client), true
+	case "backend":
+		return x.backend, true
+	case "model":
+		return x.clientModel, true
+	case "backend_model":
+		return x.backendModel, true
+	case "stream":
+		if !x.routed {
+			return "", true
+		}
+		return x.stream, true
+	case "outcome":
+		return x.outcome, true
+	case "upstream_error":
+		return x.upstreamKind, true
+	case "stop_reason":
+		return string(x.stop), true
+	case "dropped":
+		return x.endInt(x.dropped, x.ended), true
+	case "ttft_ms":
+		return x.endInt(int(x.ttft.Milliseconds()), x.ttft > 0), true
+	case "input_tokens":
+		return x.endInt(x.usage.InputTokens, x.hasUsage), true
+	case "output_tokens":
+		return x.endInt(x.usage.OutputTokens, x.hasUsage), true
+	case "cache_read_tokens":
+		return x.endInt(x.usage.CacheReadTokens, x.hasUsage), true
+	case "cache_write_tokens":
+		return x.endInt(x.usage.CacheWriteTokens, x.hasUsage), true
+	case "reasoning_tokens":
+		return x.endInt(x.usage.ReasoningTokens, x.hasUsage), true
+	}
+	return nil, false
+}
+
+// endInt is a number placeholder: n when known, else empty.
+func (x *exchangeRecord) endInt(n int, known bool) any {
+	if !known {
+		return ""
+	}
+	return n
 }
 
 // WriteHeader notes the status the client gets.
@@ -81,34 +153,15 @@ func (x *exchangeRecord) route(route *ModelRoute, clientModel, backendModel stri
 	x.routed = true
 	x.backend, x.model = route.backend.name, route.Match
 	x.clientModel, x.backendModel = clientModel, backendModel
-	x.set("backend", x.backend)
-	x.set("model", clientModel)
-	x.set("backend_model", backendModel)
-	if x.extra != nil {
-		x.extra.Set(zap.String("louter_backend", x.backend))
-		x.extra.Set(zap.String("louter_model", clientModel))
-		x.extra.Set(zap.String("louter_backend_model", backendModel))
-	}
 }
 
 // streaming records whether the client asked for a stream, known once the
 // request is decoded, just before the backend is asked.
 func (x *exchangeRecord) streaming(stream bool) {
-	x.stream = stream
-	x.set("stream", strconv.FormatBool(stream))
-	if x.extra != nil {
-		x.extra.Set(zap.Bool("louter_stream", stream))
-	}
+	x.stream, x.streamKnown = stream, true
 	if stream && x.metrics != nil {
 		x.streamOpen = true
-		x.metrics.streamsOpen.WithLabelValues(string(x.client), x.backend).Inc()
-	}
-}
-
-// set sets the placeholder {http.louter.NAME}.
-func (x *exchangeRecord) set(name string, v any) {
-	if x.repl != nil {
-		x.repl.Set("http.louter."+name, v)
+		x.metrics.seriesFor(string(x.client), x.backend, x.model).streamsOpen.Inc()
 	}
 }
 
@@ -118,19 +171,16 @@ func (x *exchangeRecord) set(name string, v any) {
 func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
 	now := time.Now()
 	outcome := outcomeOK
-	var usage translate.Usage
-	var hasUsage bool
-	var ttft time.Duration
-	var stop translate.StopReason
 	if rw != nil {
-		usage, hasUsage, stop = rw.usage, rw.hasUsage, rw.stop
+		x.usage, x.hasUsage, x.stop = rw.usage, rw.hasUsage, rw.stop
 		if !rw.firstContent.IsZero() {
-			ttft = rw.firstContent.Sub(x.start)
+			x.ttft = rw.firstContent.Sub(x.start)
 		}
 		if x.upstreamKind == "" {
 			x.upstreamKind = rw.failureKind(x.aborted)
 		}
 	}
+	usage, hasUsage, ttft := x.usage, x.hasUsage, x.ttft
 	switch {
 	case gone || (rw != nil && rw.clientErr != nil):
 		outcome = outcomeCanceled
@@ -139,77 +189,35 @@ func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
 	case !x.routed || rw == nil || x.status >= 400:
 		outcome = outcomeRejected
 	}
-
-	x.set("outcome", outcome)
-	x.set("dropped", len(dropped))
-	if stop != "" {
-		x.set("stop_reason", string(stop))
-	}
-	if ttft > 0 {
-		x.set("ttft_ms", ttft.Milliseconds())
-	}
-	if hasUsage {
-		x.set("input_tokens", usage.InputTokens)
-		x.set("output_tokens", usage.OutputTokens)
-		x.set("cache_read_tokens", usage.CacheReadTokens)
-		x.set("cache_write_tokens", usage.CacheWriteTokens)
-		x.set("reasoning_tokens", usage.ReasoningTokens)
-	}
-	if x.extra != nil {
-		x.extra.Set(zap.String("louter_outcome", outcome))
-		if x.upstreamKind != "" {
-			x.extra.Set(zap.String("louter_upstream_error", x.upstreamKind))
-		}
-		if len(dropped) > 0 {
-			x.extra.Set(zap.Int("louter_dropped", len(dropped)))
-		}
-		if stop != "" {
-			x.extra.Set(zap.String("louter_stop_reason", string(stop)))
-		}
-		if ttft > 0 {
-			x.extra.Set(zap.Float64("louter_ttft", ttft.Seconds()))
-		}
-		if hasUsage {
-			x.extra.Set(zap.Int("louter_input_tokens", usage.InputTokens))
-			x.extra.Set(zap.Int("louter_output_tokens", usage.OutputTokens))
-			x.extra.Set(zap.Int("louter_cache_read_tokens", usage.CacheReadTokens))
-			x.extra.Set(zap.Int("louter_cache_write_tokens", usage.CacheWriteTokens))
-			x.extra.Set(zap.Int("louter_reasoning_tokens", usage.ReasoningTokens))
-		}
-	}
-
+	x.ended, x.outcome, x.dropped = true, outcome, len(dropped)
 	m := x.metrics
 	if m == nil {
 		return
 	}
 	client := string(x.client)
-	m.requests.WithLabelValues(client, x.backend, x.model, codeClass(x.status), outcome).Inc()
-	m.duration.WithLabelValues(client, x.backend, x.model).Observe(now.Sub(x.start).Seconds())
+	k := seriesKey{client, x.backend, x.model}
+	s := m.seriesFor(k.client, k.backend, k.model)
+	s.request(m, k, codeClass(x.status), outcome)
+	s.duration.Observe(now.Sub(x.start).Seconds())
 	if x.streamOpen {
-		m.streamsOpen.WithLabelValues(client, x.backend).Dec()
+		s.streamsOpen.Dec()
 	}
 	if ttft > 0 {
-		m.ttft.WithLabelValues(client, x.backend, x.model).Observe(ttft.Seconds())
+		s.ttft.Observe(ttft.Seconds())
 	}
 	if hasUsage {
-		addTokens(m, client, x.backend, x.model, "input", usage.InputTokens)
-		addTokens(m, client, x.backend, x.model, "output", usage.OutputTokens)
-		addTokens(m, client, x.backend, x.model, "cache_read", usage.CacheReadTokens)
-		addTokens(m, client, x.backend, x.model, "cache_write", usage.CacheWriteTokens)
-		addTokens(m, client, x.backend, x.model, "reasoning", usage.ReasoningTokens)
+		// In tokenKinds order; a zero count is not added.
+		for i, n := range [...]int{usage.InputTokens, usage.OutputTokens, usage.CacheReadTokens, usage.CacheWriteTokens, usage.ReasoningTokens} {
+			if n > 0 {
+				s.tokens[i].Add(float64(n))
+			}
+		}
 	}
 	if x.upstreamKind != "" {
 		m.upstreamError.WithLabelValues(x.backend, x.upstreamKind).Inc()
 	}
 	for _, d := range dropped {
 		m.dropped.WithLabelValues(client, x.backend, droppedLabel(d)).Inc()
-	}
-}
-
-// addTokens counts n tokens of a kind; a zero count is not looked up.
-func addTokens(m *louterMetrics, client, backend, model, kind string, n int) {
-	if n > 0 {
-		m.tokens.WithLabelValues(client, backend, model, kind).Add(float64(n))
 	}
 }
 
@@ -235,5 +243,46 @@ func (rw *responseWriter) failureKind(aborted bool) string {
 	return ""
 }
 
+// MarshalLogObject writes the record's access-log fields: those known so
+// far, which, when the access log is written, is all of them.
+func (x *exchangeRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("louter_client", string(x.client))
+	if x.routed {
+		enc.AddString("louter_backend", x.backend)
+		enc.AddString("louter_model", x.clientModel)
+		enc.AddString("louter_backend_model", x.backendModel)
+	}
+	if x.streamKnown {
+		enc.AddBool("louter_stream", x.stream)
+	}
+	if !x.ended {
+		return nil
+	}
+	enc.AddString("louter_outcome", x.outcome)
+	if x.upstreamKind != "" {
+		enc.AddString("louter_upstream_error", x.upstreamKind)
+	}
+	if x.dropped > 0 {
+		enc.AddInt("louter_dropped", x.dropped)
+	}
+	if x.stop != "" {
+		enc.AddString("louter_stop_reason", string(x.stop))
+	}
+	if x.ttft > 0 {
+		enc.AddFloat64("louter_ttft", x.ttft.Seconds())
+	}
+	if x.hasUsage {
+		enc.AddInt("louter_input_tokens", x.usage.InputTokens)
+		enc.AddInt("louter_output_tokens", x.usage.OutputTokens)
+		enc.AddInt("louter_cache_read_tokens", x.usage.CacheReadTokens)
+		enc.AddInt("louter_cache_write_tokens", x.usage.CacheWriteTokens)
+		enc.AddInt("louter_reasoning_tokens", x.usage.ReasoningTokens)
+	}
+	return nil
+}
+
 // Interface guards
-var _ http.ResponseWriter = (*exchangeRecord)(nil)
+var (
+	_ http.ResponseWriter     = (*exchangeRecord)(nil)
+	_ zapcore.ObjectMarshaler = (*exchangeRecord)(nil)
+)

@@ -23,6 +23,56 @@ type louterMetrics struct {
 	streamsOpen   *prometheus.GaugeVec     // client, backend
 	upstreamError *prometheus.CounterVec   // backend, kind
 	dropped       *prometheus.CounterVec   // client, backend, field
+
+	// series caches the children of one client, backend and model, so a
+	// request looks its labels up once (seriesFor) rather than once per
+	// metric: Prometheus hashes the label values on every lookup.
+	series sync.Map // seriesKey → *routeSeries
+}
+
+type seriesKey struct{ client, backend, model string }
+
+// routeSeries are the children of the metrics of one client protocol,
+// backend and model route. The label sets are bounded, so the cache is.
+type routeSeries struct {
+	tokens      [len(tokenKinds)]prometheus.Counter
+	ttft        prometheus.Observer
+	duration    prometheus.Observer
+	streamsOpen prometheus.Gauge
+	// requests by code class and outcome, made on first use.
+	requests sync.Map // [2]string → prometheus.Counter
+}
+
+// tokenKinds are the kind labels of louter_tokens_total, in routeSeries
+// order.
+var tokenKinds = [...]string{"input", "output", "cache_read", "cache_write", "reasoning"}
+
+// seriesFor returns the cached children of a client, backend and model.
+func (m *louterMetrics) seriesFor(client, backend, model string) *routeSeries {
+	k := seriesKey{client, backend, model}
+	if s, ok := m.series.Load(k); ok {
+		return s.(*routeSeries)
+	}
+	s := &routeSeries{
+		ttft:        m.ttft.WithLabelValues(client, backend, model),
+		duration:    m.duration.WithLabelValues(client, backend, model),
+		streamsOpen: m.streamsOpen.WithLabelValues(client, backend),
+	}
+	for i, kind := range tokenKinds {
+		s.tokens[i] = m.tokens.WithLabelValues(client, backend, model, kind)
+	}
+	actual, _ := m.series.LoadOrStore(k, s)
+	return actual.(*routeSeries)
+}
+
+// request counts a request of the series.
+func (s *routeSeries) request(m *louterMetrics, k seriesKey, class, outcome string) {
+	ck := [2]string{class, outcome}
+	c, ok := s.requests.Load(ck)
+	if !ok {
+		c, _ = s.requests.LoadOrStore(ck, m.requests.WithLabelValues(k.client, k.backend, k.model, class, outcome))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 // Label values of louter_requests_total's outcome.

@@ -46,10 +46,12 @@ const defaultMaxRequestBody = 32 << 20
 // louter raises itself (no route, body too large, backend unreachable) are
 // written in the client's protocol.
 //
-// Each request's client protocol, backend and model are added to the
-// access log (louter_client, louter_backend, louter_model), with the token
-// counts when the response reported them (louter_input_tokens,
-// louter_output_tokens).
+// Each generation request is counted in louter_* Prometheus metrics in
+// Caddy's metrics registry, adds louter_* fields to the access log
+// (client protocol, backend, models, stream, outcome, tokens of each kind,
+// time to first token, stop reason, dropped fields) and answers the same
+// values as {http.louter.*} placeholders (exchange_record.go, metrics.go;
+// the README's "Operating louter" lists them).
 type Louter struct {
 	// The backends requests can be sent to, by name.
 	Backends map[string]*Backend `json:"backends,omitempty"`
