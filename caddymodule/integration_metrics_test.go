@@ -170,6 +170,14 @@ func metricsCases() []metricsCase {
 				scenario: "stream_error", status: 200, outcome: "upstream_error", kind: "stream_error", ttft: true,
 			},
 			metricsCase{
+				name: client + " passthrough stream error", client: client, model: "to-" + client + "-x", route: "to-" + client + "-*", backend: client, stream: true,
+				scenario: "stream_error", status: 200, outcome: "upstream_error", kind: "stream_error", ttft: true,
+			},
+			metricsCase{
+				name: client + " stream cut", client: client, model: "to-" + next + "-x", route: "to-" + next + "-*", backend: next, stream: true,
+				scenario: "stream_cut", status: 200, outcome: "upstream_error", kind: "stream_cut", ttft: true,
+			},
+			metricsCase{
 				name: client + " dead backend", client: client, model: "to-dead", route: "to-dead", backend: "dead", stream: true,
 				scenario: "text", status: 502, outcome: "upstream_error", kind: "unreachable", usage: "no",
 			},

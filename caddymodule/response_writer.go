@@ -464,10 +464,14 @@ func (rw *responseWriter) endPass(e *translate.Error) {
 	rw.writeEnd(rw.pass.End(rw.client.NewStreamEncoder(rw.clientReq), e))
 }
 
-// passUsage takes the usage a passthrough stream reported.
+// passUsage takes the usage a passthrough stream reported, and whether it
+// ended with the backend's error.
 func (rw *responseWriter) passUsage() {
 	if u, ok := rw.pass.Usage(); ok {
 		rw.usage, rw.hasUsage = u, true
+	}
+	if rw.pass.Errored() {
+		rw.streamFailed = true
 	}
 }
 
