@@ -146,16 +146,16 @@ func metricsCases() []metricsCase {
 		for _, backend := range []string{matrixProtocols[(i+1)%len(matrixProtocols)], client} {
 			for _, stream := range []bool{false, true} {
 				pass := backend == client
-				// A passthrough JSON body is not parsed, and OpenAI Chat
-				// streams report usage only when asked (include_usage).
+				// OpenAI Chat streams report usage only when asked
+				// (include_usage).
 				usage := "yes"
-				if pass && (!stream || client == "openai_chat") {
+				if pass && stream && client == "openai_chat" {
 					usage = "no"
 				}
 				cases = append(cases, metricsCase{
 					name: fmt.Sprintf("%s>%s stream=%v", client, backend, stream), client: client,
 					model: "to-" + backend + "-x", route: "to-" + backend + "-*", backend: backend, stream: stream,
-					scenario: "text", status: 200, outcome: "ok", usage: usage, stop: !pass, ttft: stream,
+					scenario: "text", status: 200, outcome: "ok", usage: usage, stop: !pass || !stream, ttft: stream,
 				})
 			}
 		}

@@ -89,6 +89,7 @@ type responseWriter struct {
 	stop         translate.StopReason
 	badResponse  bool
 	streamFailed bool
+	passCopy     passUsageCopy // a passthrough JSON answer, for its usage (pass_usage.go)
 
 	// pass watches a passthrough stream (modePassSSE); passArray says the
 	// client asked Gemini for a stream as a JSON array, which is watched
@@ -155,6 +156,7 @@ func (rw *responseWriter) writeHeader(status int) {
 			rw.header.Del("Content-Length")
 		} else {
 			rw.mode = modePass
+			rw.startPassUsage(status) // pass_usage.go
 		}
 		rw.commit(status)
 		return
@@ -202,6 +204,7 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modeUnset:
 		return len(p), nil // a timeout fired; the client is answered apart
 	case modePass:
+		rw.copyPassUsage(p)
 		return rw.writeClient(p)
 	case modePassSSE:
 		// The bytes pass as they are, but whole events at a time: the
@@ -333,6 +336,7 @@ func (rw *responseWriter) finishLocked() {
 	rw.finished = true
 	switch rw.mode {
 	case modePass:
+		rw.readPassUsage()
 		rw.copyTrailers()
 	case modePassSSE:
 		tail, e := rw.pass.Close()
