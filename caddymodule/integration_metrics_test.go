@@ -38,7 +38,9 @@ func metricsCaddyfile(accessLog string, deadPort int) string {
 	log_append placeholder_outcome {http.louter.outcome}
 	log_append placeholder_output_tokens {http.louter.output_tokens}
 	louter {
-		forward_headers X-Mock-Scenario
+		forward_headers X-Mock-Scenario X-Mock-Stall X-Mock-Stall-Before X-Mock-Truncate
+		first_byte_timeout 300ms
+		stream_idle_timeout 300ms
 		backend dead {
 			protocol openai_chat
 			reverse_proxy 127.0.0.1:%d
@@ -128,7 +130,8 @@ type metricsCase struct {
 	backend  string
 	stream   bool
 	scenario string
-	extra    string // a top-level member added to an Anthropic body ("" none)
+	extra    string    // a top-level member added to an Anthropic body ("" none)
+	header   [2]string // a request header for the mock, when set
 
 	status  int
 	outcome string
@@ -186,6 +189,21 @@ func metricsCases() []metricsCase {
 			},
 		)
 	}
+	// The timers, and a stream that ends before its end, once.
+	cases = append(cases,
+		metricsCase{
+			name: "first byte timeout", client: "anthropic", model: "to-openai_chat-x", route: "to-openai_chat-*", backend: "openai_chat",
+			scenario: "text", header: [2]string{"X-Mock-Stall-Before", "2s"}, status: 504, outcome: "upstream_error", kind: "first_byte_timeout", usage: "no",
+		},
+		metricsCase{
+			name: "idle timeout", client: "anthropic", model: "to-openai_chat-x", route: "to-openai_chat-*", backend: "openai_chat", stream: true,
+			scenario: "text", header: [2]string{"X-Mock-Stall", "2s"}, status: 200, outcome: "upstream_error", kind: "idle_timeout", ttft: true,
+		},
+		metricsCase{
+			name: "truncated stream", client: "openai_chat", model: "to-anthropic-x", route: "to-anthropic-*", backend: "anthropic", stream: true,
+			scenario: "text", header: [2]string{"X-Mock-Truncate", "3"}, status: 200, outcome: "upstream_error", kind: "stream_error", ttft: true,
+		},
+	)
 	cases = append(cases, metricsCase{
 		name: "anthropic dropped field", client: "anthropic", model: "to-openai_chat-x", route: "to-openai_chat-*", backend: "openai_chat",
 		scenario: "text", extra: `"louter_test_unknown":1`, status: 200, outcome: "ok", usage: "yes", stop: true,
@@ -202,6 +220,9 @@ func (c metricsCase) request(t *testing.T, base string) *http.Request {
 		req.ContentLength = int64(len(body))
 	}
 	req.Header.Set("X-Test-Case", c.name)
+	if c.header[0] != "" {
+		req.Header.Set(c.header[0], c.header[1])
+	}
 	return req
 }
 
@@ -301,6 +322,35 @@ func TestMetricsLogFieldsPlaceholders(t *testing.T) {
 	}
 
 	checkAccessLog(t, accessLog, cases)
+	checkCanceled(t, louter, metricsURL)
+}
+
+// checkCanceled: a client that leaves mid-stream is counted as canceled,
+// and its stream is no longer open.
+func checkCanceled(t *testing.T, louter, metricsURL string) {
+	t.Helper()
+	before := scrape(t, metricsURL)
+	c := metricsCase{name: "canceled", client: "anthropic", model: "to-openai_chat-x", stream: true, scenario: "long", header: [2]string{"X-Mock-Stall", "250ms"}}
+	resp, err := testcaddy.Client.Do(c.request(t, louter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resp.Body.Read(make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // gone before the backend speaks again
+	labels := []string{`client="anthropic"`, `backend="openai_chat"`, `outcome="canceled"`}
+	for range 100 { // the server learns of it when the connection closes
+		after := scrape(t, metricsURL)
+		if sum(after, "louter_requests_total", labels...)-sum(before, "louter_requests_total", labels...) == 1 {
+			if n := sum(after, "louter_streams_open"); n != 0 {
+				t.Errorf("%v streams open after the client left", n)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Error("a client that left mid-stream was not counted as canceled")
 }
 
 // checkAccessLog finds each case's access-log line by its X-Test-Case
