@@ -312,14 +312,6 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	}
 }
 
-// contentSent notes when the first content goes to the client; rw.mu is
-// held. Only a bool is tested per event after the first.
-func (rw *responseWriter) contentSent() {
-	if rw.firstContent.IsZero() {
-		rw.firstContent = time.Now()
-	}
-}
-
 // finish completes the response once the upstream handler has returned:
 // it writes what the mode still owes — the end of a stream (an error event
 // if the upstream stream was cut), or the translated answer.
