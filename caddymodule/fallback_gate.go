@@ -95,6 +95,7 @@ func (rw *responseWriter) holdWrite(in, out []byte, broken *translate.Error) (in
 	}
 	h.buf = append(h.buf, out...)
 	if h.content {
+		rw.contentSent() // the held start goes out with the first content
 		if err := rw.release(); err != nil {
 			return 0, err
 		}

@@ -40,6 +40,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return next.ServeHTTP(w, r)
 	}
+	// The record learns what the request did and publishes it at the end:
+	// metrics, access-log fields, placeholders (exchange_record.go).
+	x := l.beginExchange(w, r, ep.protocol)
+	w = x
+	q := &chatRequest{x: x} // filled in once the request is routed
+	defer func() { x.end(q.rw, q.dropped, r.Context().Err() != nil) }()
 
 	body, e := l.readBody(r)
 	if e != nil {
@@ -66,7 +72,8 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	q := &chatRequest{ep: ep, client: client, body: body, streamMember: top.Stream.Type == gjson.True, model: model, pathModel: pathModel}
+	q.ep, q.client, q.body, q.model, q.pathModel, q.pattern = ep, client, body, model, pathModel, route.Match
+	q.streamMember = top.Stream.Type == gjson.True
 	t := routeTarget{backend: route.backend, rename: route.Rename}
 	if len(route.When) > 0 {
 		// A condition may pick another backend (route_conditions.go); it
@@ -90,11 +97,19 @@ type chatRequest struct {
 	streamMember bool   // the body's stream member is true
 	model        string // the model the client asked for
 	pathModel    string // the model named in the path (Gemini), or ""
+	pattern      string // the pattern of the route that matched, the metrics' model label
 	// ir is the request decoded early for a route condition, or nil. The
 	// first attempt's translation takes it over (and changes it), so it
 	// is cleared then: a later attempt decodes body afresh.
 	ir           *translate.Request
 	conversation *conversation // the conversation key (conversation_key.go)
+
+	// What the exchange record publishes at the end (exchange_record.go):
+	// the response writer of the attempt that answered (nil when no
+	// backend was asked) and the fields its translation left out.
+	x       *exchangeRecord
+	rw      *responseWriter
+	dropped []string
 }
 
 // routeTarget is one backend a request may go to, with the model name to
@@ -115,6 +130,8 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if t.rename != "" {
 		backendModel = t.rename
 	}
+	q.x.route(b, q.pattern, model, backendModel)
+	q.rw = nil
 	if te := checkBackendModel(b, backendModel, t.rename != ""); te != nil {
 		return nil, l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
@@ -163,11 +180,13 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		q.ir = nil // taken over by this attempt's translation
 		body, rw.clientReq, te = l.translateRequest(client, b, body, ir, model, backendModel, urlStream)
 		if te != nil {
-			return nil, l.reject(w, client, te)
+			return nil, l.reject(w, client, te) // no backend was asked: q.rw stays nil
 		}
 		rw.wantStream = rw.clientReq.Stream
 	}
 	sw.stream = rw.wantStream
+	q.rw, q.dropped = rw, rw.clientReq.Dropped
+	q.x.streaming(rw.wantStream)
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
@@ -184,13 +203,6 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 			zap.Bool("passthrough", rw.passthrough),
 		)
 	}
-	extra, _ := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
-	if extra != nil {
-		extra.Set(zap.String("louter_client", string(ep.protocol)))
-		extra.Set(zap.String("louter_backend", b.name))
-		extra.Set(zap.String("louter_model", model))
-	}
-
 	defer func() {
 		v := recover()
 		if v == nil {
@@ -214,7 +226,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		}
 		if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
 			l.logger.Warn("backend connection failed during the response", zap.String("backend", b.name), zap.String("model", model))
-			logUsage(extra, rw)
+			q.x.aborted = true
 			sw.close()
 			err = nil
 			return
@@ -236,6 +248,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		// first_byte_timeout: nothing reached the client, which gets an
 		// error status in its protocol.
 		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", model), zap.String("error", te.Message))
+		q.x.upstreamKind = upstreamFirstByteTimeout
 		return nil, l.reject(w, client, te)
 	}
 	if rw.mode == modeUnset {
@@ -251,6 +264,9 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		if c := l.logger.Check(lvl, "backend request failed"); c != nil {
 			c.Write(zap.String("backend", b.name), zap.String("model", model), zap.Error(uerr))
 		}
+		if r.Context().Err() == nil {
+			q.x.upstreamKind = upstreamUnreachable
+		}
 		_ = l.reject(sw, client, upstreamError(uerr, b.name))
 		sw.close()
 		return nil, nil
@@ -260,7 +276,6 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if uerr != nil {
 		l.logger.Warn("upstream handler reported an error after responding", zap.String("backend", b.name), zap.Error(uerr))
 	}
-	logUsage(extra, rw)
 	return nil, nil
 }
 
@@ -312,17 +327,10 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	}
 	clientReq := *ir
 	clientReq.Model = clientModel
+	// What decoding and encoding left out, for the exchange record.
+	clientReq.Dropped = enc.Dropped
 	clientReq.InputTokensEstimate = inputTokensEstimate(client.Protocol(), b, ir) // usage_estimate.go
 	return out, &clientReq, nil
-}
-
-// logUsage adds the token counts the response reported to the access log.
-func logUsage(extra *caddyhttp.ExtraLogFields, rw *responseWriter) {
-	if extra == nil || !rw.hasUsage {
-		return
-	}
-	extra.Set(zap.Int("louter_input_tokens", rw.usage.InputTokens))
-	extra.Set(zap.Int("louter_output_tokens", rw.usage.OutputTokens))
 }
 
 // readBody reads the request body, refusing more than max_request_body

@@ -51,11 +51,14 @@ const defaultMaxRequestBody = 32 << 20
 // tried in turn when the ones before fail before the client received any
 // content (fallback.go).
 //
-// Each request's client protocol, backend and model are added to the
-// access log (louter_client, louter_backend, louter_model), with the token
-// counts when the response reported them (louter_input_tokens,
-// louter_output_tokens), and the number of backends tried when a fallback
-// was needed (louter_attempts).
+// Each generation request is counted in louter_* Prometheus metrics in
+// Caddy's metrics registry, adds louter_* fields to the access log
+// (client protocol, backend, models, stream, outcome, tokens of each kind,
+// time to first token, stop reason, dropped fields) and answers the same
+// values as {http.louter.*} placeholders (exchange_record.go, metrics.go;
+// the README's "Operating louter" lists them), and the access log
+// names the number of backends tried when a fallback was needed
+// (louter_attempts).
 type Louter struct {
 	// The backends requests can be sent to, by name.
 	Backends map[string]*Backend `json:"backends,omitempty"`
@@ -96,7 +99,8 @@ type Louter struct {
 	// event, and a backend that passes it is left for the next one.
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
-	logger *zap.Logger
+	logger  *zap.Logger
+	metrics *louterMetrics // metrics.go
 	// cooldowns skips backends of fallback chains that rate-limited or
 	// kept failing (fallback_cooldown.go).
 	cooldowns *cooldowns
@@ -118,6 +122,11 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		l.MaxRequestBody = defaultMaxRequestBody
 	}
 	l.provisionStreamTimers()
+	m, err := registerMetrics(ctx.GetMetricsRegistry())
+	if err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	l.metrics = m
 
 	repl := caddy.NewReplacer()
 	for name, b := range l.Backends {
