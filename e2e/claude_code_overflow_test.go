@@ -94,19 +94,19 @@ func TestClaudeCodeContextOverflow(t *testing.T) {
 :{PORT1} {
 	bind 127.0.0.1
 	louter_mock {
-		name anthropic-direct
+		name claude-overflow-direct
 	}
 }
 :{PORT2} {
 	bind 127.0.0.1
 	louter_mock {
-		name openai-backend
+		name claude-overflow-openai
 	}
 }
 :{PORT3} {
 	bind 127.0.0.1
 	louter_mock {
-		name gemini-backend
+		name claude-overflow-gemini
 	}
 }
 `)

@@ -81,19 +81,19 @@ func TestGeminiCLIContextOverflow(t *testing.T) {
 :{PORT2} {
 	bind 127.0.0.1
 	louter_mock {
-		name gemini-direct
+		name gemini-cli-overflow-direct
 	}
 }
 :{PORT3} {
 	bind 127.0.0.1
 	louter_mock {
-		name anthropic-backend
+		name gemini-cli-overflow-anthropic
 	}
 }
 :{PORT4} {
 	bind 127.0.0.1
 	louter_mock {
-		name openai-backend
+		name gemini-cli-overflow-openai
 	}
 }
 `)
