@@ -67,7 +67,7 @@ type Reservation struct {
 	estimate int64
 	// The counters taken, for settling or cancelling; "" when not taken.
 	reqKey, tokKey, concKey, budgetKey string
-	reqTTL, tokTTL, budgetTTL         time.Duration
+	reqTTL, tokTTL, budgetTTL          time.Duration
 	// Requests and Tokens are the windows after admission, for the
 	// rate-limit headers of the response.
 	Requests, Tokens Window
