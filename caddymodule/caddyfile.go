@@ -156,6 +156,11 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 			l.Models = append(l.Models, route)
 
+		case "client", "identity", "price":
+			if err := l.ClientAccess.unmarshalCaddyfile(d); err != nil { // client_keys_caddyfile.go
+				return err
+			}
+
 		default:
 			return d.Errf("unrecognized louter subdirective '%s'", d.Val())
 		}
@@ -174,6 +179,13 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
 				return d.ArgErr()
 			}
 			route.List = append(route.List, names...)
+		case "requests", "tokens", "concurrent", "budget":
+			if route.Limits == nil {
+				route.Limits = new(Limits)
+			}
+			if err := route.Limits.unmarshalCaddyfile(d); err != nil { // client_keys_caddyfile.go
+				return err
+			}
 		default:
 			return d.Errf("unrecognized louter model subdirective '%s'", d.Val())
 		}

@@ -119,5 +119,9 @@ type ModelRoute struct {
 	// Claude Code's /model picker, for one, offers only listed models.
 	List []string `json:"list,omitempty"`
 
+	// Limits on all requests the route takes, whichever client sends
+	// them (see Limits); client limits apply besides.
+	Limits *Limits `json:"limits,omitempty"`
+
 	backend *Backend
 }

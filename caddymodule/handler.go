@@ -25,6 +25,10 @@ var nopNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) err
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	r, ok := l.authenticate(w, r) // client keys (client_keys.go)
+	if !ok {
+		return nil
+	}
 	if done, err := l.serveSurface(w, r); done {
 		return err // model lists, non-chat passthrough, wrong paths (surface.go)
 	}
@@ -117,6 +121,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		return l.reject(w, client, te)
 	}
 	sw.stream = rw.wantStream
+
+	g, admitted := l.admit(w, r, ep.protocol, route, model, backendModel, body, rw) // client_limits.go
+	if !admitted {
+		return nil
+	}
+	defer g.settle(r.Context(), rw)
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)

@@ -88,7 +88,11 @@ type Louter struct {
 	// negative).
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
+	// Client keys, limits and prices (client_keys.go).
+	ClientAccess
+
 	logger *zap.Logger
+	access *access // nil when no key, identity or route limit is configured
 }
 
 // CaddyModule returns the Caddy module information.
@@ -151,7 +155,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		l.Models[i].backend = l.Backends[l.Models[i].Backend]
 	}
 	l.warnUnsetKeys()
-	return nil
+	return l.provisionAccess(ctx) // client_keys.go
 }
 
 // normalizeBasePath turns a configured base path into "" or "/a/b": unset

@@ -81,6 +81,7 @@ type responseWriter struct {
 
 	usage    translate.Usage
 	hasUsage bool
+	tail     *passTail // set when the usage of a passthrough JSON body is needed (pass_usage.go)
 
 	// pass watches a passthrough stream (modePassSSE); passArray says the
 	// client asked Gemini for a stream as a JSON array, which is watched
@@ -194,6 +195,9 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modeUnset:
 		return len(p), nil // a timeout fired; the client is answered apart
 	case modePass:
+		if rw.tail != nil {
+			rw.tail.write(p) // pass_usage.go
+		}
 		return rw.writeClient(p)
 	case modePassSSE:
 		// The bytes pass as they are, but whole events at a time: the
@@ -306,6 +310,7 @@ func (rw *responseWriter) finishLocked() {
 	rw.finished = true
 	switch rw.mode {
 	case modePass:
+		rw.passJSONUsage() // pass_usage.go
 		rw.copyTrailers()
 	case modePassSSE:
 		tail, e := rw.pass.Close()
