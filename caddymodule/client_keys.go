@@ -212,6 +212,15 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	if !a.keys && len(a.routeLimit) == 0 {
 		return nil // nothing to check: l.access stays nil, ServeHTTP pays nothing
 	}
+	if a.keys {
+		for name, b := range l.Backends {
+			if b != nil && b.PassClientAuth && l.Identity == "" {
+				// The client's key is louter's own: passing it on shows
+				// it to the backend, which will refuse it anyway.
+				l.logger.Warn("pass_client_auth forwards louter's client keys to the backend", zap.String("backend", name))
+			}
+		}
+	}
 	a.limiter, a.ledger = sharedCounters(ctx)
 	l.access = a
 	return nil
