@@ -27,82 +27,90 @@ type step struct {
 	retry    time.Duration // expected RetryAfter when refused
 }
 
+// limiterScenarios run against every Store.
+var limiterScenarios = []struct {
+	name   string
+	policy Policy
+	steps  []step
+}{
+	{"requests per window", Policy{Requests: Rate{2, time.Minute}}, []step{
+		{estimate: 1, settle: 1},
+		{advance: 10 * time.Second, estimate: 1, settle: 1},
+		{advance: 5 * time.Second, estimate: 1, settle: -1, want: KindRequests, retry: 45 * time.Second},
+		{advance: 45 * time.Second, estimate: 1, settle: 1}, // next window
+	}},
+	{"tokens reserve the estimate", Policy{Tokens: Rate{100, time.Minute}}, []step{
+		{estimate: 60, settle: -1, keep: true},
+		{estimate: 50, settle: -1, want: KindTokens, retry: time.Minute},
+		{estimate: 40, settle: 40},
+	}},
+	{"a stream that used more is counted", Policy{Tokens: Rate{100, time.Minute}}, []step{
+		{estimate: 10, settle: 95},
+		{estimate: 10, settle: -1, want: KindTokens, retry: time.Minute},
+		{estimate: 5, settle: 5},
+	}},
+	{"less than estimated is given back", Policy{Tokens: Rate{100, time.Minute}}, []step{
+		{estimate: 90, settle: 10},
+		{estimate: 90, settle: 90},
+	}},
+	{"an estimate over the limit never fits", Policy{Tokens: Rate{100, time.Minute}}, []step{
+		{estimate: 101, settle: -1, want: KindTokens, retry: time.Minute},
+	}},
+	{"concurrent streams", Policy{Concurrent: 2}, []step{
+		{estimate: 1, settle: -1, keep: true},
+		{estimate: 1, settle: -1, keep: true},
+		{estimate: 1, settle: -1, want: KindConcurrent, retry: time.Second},
+	}},
+	{"budget over a long window", Policy{Budget: Rate{1_000_000, 24 * time.Hour}}, []step{
+		{estimate: 1, settle: 1, cost: 600_000},
+		{estimate: 1, settle: 1, cost: 600_000}, // admitted while under: budgets settle after
+		{advance: time.Hour, estimate: 1, settle: -1, want: KindBudget},
+		{advance: 24 * time.Hour, estimate: 1, settle: 1},
+	}},
+	{"a refused request takes nothing", Policy{Requests: Rate{10, time.Minute}, Tokens: Rate{100, time.Minute}}, []step{
+		{estimate: 200, settle: -1, want: KindTokens, retry: time.Minute},
+		{estimate: 100, settle: 100},
+	}},
+}
+
 func TestLimiterScenarios(t *testing.T) {
-	tests := []struct {
-		name   string
-		policy Policy
-		steps  []step
-	}{
-		{"requests per window", Policy{Requests: Rate{2, time.Minute}}, []step{
-			{estimate: 1, settle: 1},
-			{advance: 10 * time.Second, estimate: 1, settle: 1},
-			{advance: 5 * time.Second, estimate: 1, settle: -1, want: KindRequests, retry: 45 * time.Second},
-			{advance: 45 * time.Second, estimate: 1, settle: 1}, // next window
-		}},
-		{"tokens reserve the estimate", Policy{Tokens: Rate{100, time.Minute}}, []step{
-			{estimate: 60, settle: -1, keep: true},
-			{estimate: 50, settle: -1, want: KindTokens, retry: time.Minute},
-			{estimate: 40, settle: 40},
-		}},
-		{"a stream that used more is counted", Policy{Tokens: Rate{100, time.Minute}}, []step{
-			{estimate: 10, settle: 95},
-			{estimate: 10, settle: -1, want: KindTokens, retry: time.Minute},
-			{estimate: 5, settle: 5},
-		}},
-		{"less than estimated is given back", Policy{Tokens: Rate{100, time.Minute}}, []step{
-			{estimate: 90, settle: 10},
-			{estimate: 90, settle: 90},
-		}},
-		{"an estimate over the limit never fits", Policy{Tokens: Rate{100, time.Minute}}, []step{
-			{estimate: 101, settle: -1, want: KindTokens, retry: time.Minute},
-		}},
-		{"concurrent streams", Policy{Concurrent: 2}, []step{
-			{estimate: 1, settle: -1, keep: true},
-			{estimate: 1, settle: -1, keep: true},
-			{estimate: 1, settle: -1, want: KindConcurrent, retry: time.Second},
-		}},
-		{"budget over a long window", Policy{Budget: Rate{1_000_000, 24 * time.Hour}}, []step{
-			{estimate: 1, settle: 1, cost: 600_000},
-			{estimate: 1, settle: 1, cost: 600_000}, // admitted while under: budgets settle after
-			{advance: time.Hour, estimate: 1, settle: -1, want: KindBudget},
-			{advance: 24 * time.Hour, estimate: 1, settle: 1},
-		}},
-		{"a refused request takes nothing", Policy{Requests: Rate{10, time.Minute}, Tokens: Rate{100, time.Minute}}, []step{
-			{estimate: 200, settle: -1, want: KindTokens, retry: time.Minute},
-			{estimate: 100, settle: 100},
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range limiterScenarios {
 		t.Run(tt.name, func(t *testing.T) {
 			l, clock := newTestLimiter()
-			ctx := context.Background()
-			for i, s := range tt.steps {
-				clock.t = clock.t.Add(s.advance)
-				res, ref, err := l.Reserve(ctx, "alice", tt.policy, s.estimate)
-				if err != nil {
-					t.Fatalf("step %d: %v", i, err)
-				}
-				switch {
-				case s.want == "" && ref != nil:
-					t.Fatalf("step %d: refused: %v", i, ref)
-				case s.want != "" && ref == nil:
-					t.Fatalf("step %d: admitted, want a %s refusal", i, s.want)
-				case ref != nil:
-					if ref.Kind != s.want {
-						t.Fatalf("step %d: refused for %s, want %s", i, ref.Kind, s.want)
-					}
-					if s.retry != 0 && ref.RetryAfter != s.retry {
-						t.Errorf("step %d: RetryAfter %v, want %v", i, ref.RetryAfter, s.retry)
-					}
-					continue
-				}
-				if s.settle >= 0 {
-					if err := res.Settle(ctx, s.settle, s.cost); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			runScenario(t, l, clock, tt.policy, tt.steps)
 		})
+	}
+}
+
+// runScenario plays steps against l.
+func runScenario(t *testing.T, l *Limiter, clock *fakeClock, policy Policy, steps []step) {
+	t.Helper()
+	ctx := context.Background()
+	for i, s := range steps {
+		clock.t = clock.t.Add(s.advance)
+		res, ref, err := l.Reserve(ctx, "alice", policy, s.estimate)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		switch {
+		case s.want == "" && ref != nil:
+			t.Fatalf("step %d: refused: %v", i, ref)
+		case s.want != "" && ref == nil:
+			t.Fatalf("step %d: admitted, want a %s refusal", i, s.want)
+		case ref != nil:
+			if ref.Kind != s.want {
+				t.Fatalf("step %d: refused for %s, want %s", i, ref.Kind, s.want)
+			}
+			if s.retry != 0 && ref.RetryAfter != s.retry {
+				t.Errorf("step %d: RetryAfter %v, want %v", i, ref.RetryAfter, s.retry)
+			}
+			continue
+		}
+		if s.settle >= 0 {
+			if err := res.Settle(ctx, s.settle, s.cost); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 
