@@ -156,7 +156,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 			l.Models = append(l.Models, route)
 
-		case "client", "identity", "price":
+		case "client", "identity", "price", "redis":
 			if err := l.ClientAccess.unmarshalCaddyfile(d); err != nil { // client_keys_caddyfile.go
 				return err
 			}

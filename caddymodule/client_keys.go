@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -52,6 +53,10 @@ type ClientAccess struct {
 	// first entry whose pattern matches the backend's model name (after
 	// any rename), or else the client's, prices the request.
 	Prices []ModelPrice `json:"prices,omitempty"`
+
+	// Keep the limit counters in Redis, shared by every instance that
+	// names the same server (client_redis.go). Default: in memory.
+	Redis *RedisCounters `json:"redis,omitempty"`
 }
 
 // ClientKey is one client of louter.
@@ -132,6 +137,10 @@ type access struct {
 	limiter    *limits.Limiter
 	ledger     *limits.Ledger
 	routeLimit map[*ModelRoute]limits.Policy
+	// storeErrors counts the counter store's failures; failClosed refuses
+	// requests when it fails.
+	storeErrors *atomic.Int64
+	failClosed  bool
 }
 
 // policy provisions the limits.
@@ -221,7 +230,15 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 			}
 		}
 	}
-	a.limiter, a.ledger = sharedCounters(ctx)
+	a.limiter, a.ledger, a.storeErrors = sharedCounters(ctx)
+	if l.Redis != nil {
+		st, err := l.Redis.store(ctx)
+		if err != nil {
+			return err
+		}
+		a.limiter = &limits.Limiter{Store: st}
+		a.failClosed = l.Redis.failClosed()
+	}
 	l.access = a
 	return nil
 }

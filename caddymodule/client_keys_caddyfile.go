@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"strconv"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/louter/louter/limits"
@@ -21,6 +22,13 @@ import (
 //	}
 //	identity <placeholder>
 //	price <glob> [input <usd>] [output <usd>] [cache_read <usd>] [cache_write <usd>]
+//	redis <address> {
+//	    password <password>
+//	    db <n>
+//	    prefix <prefix>
+//	    timeout <duration>
+//	    on_error open|closed
+//	}
 func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	switch d.Val() {
 	case "identity":
@@ -32,6 +40,8 @@ func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	case "price":
 		return a.unmarshalPrice(d)
+	case "redis":
+		return a.unmarshalRedis(d)
 	case "client":
 		var c ClientKey
 		if !d.NextArg() {
@@ -140,5 +150,50 @@ func (lc *Limits) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if err != nil {
 		return d.Err(err.Error())
 	}
+	return nil
+}
+
+// unmarshalRedis parses the redis line and its block.
+func (a *ClientAccess) unmarshalRedis(d *caddyfile.Dispenser) error {
+	if a.Redis != nil {
+		return d.Err("redis already specified")
+	}
+	rc := &RedisCounters{}
+	if !d.AllArgs(&rc.Address) {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		kind := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.ArgErr()
+		}
+		switch kind {
+		case "password":
+			rc.Password = v
+		case "prefix":
+			rc.Prefix = v
+		case "db":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return d.Errf("redis db: want a database number, not %q", v)
+			}
+			rc.DB = n
+		case "timeout":
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("redis timeout: invalid duration %q", v)
+			}
+			rc.Timeout = caddy.Duration(dur)
+		case "on_error":
+			if v != "open" && v != "closed" {
+				return d.Errf("redis on_error: want open or closed, not %q", v)
+			}
+			rc.OnError = v
+		default:
+			return d.Errf("unrecognized louter redis subdirective '%s'", kind)
+		}
+	}
+	a.Redis = rc
 	return nil
 }

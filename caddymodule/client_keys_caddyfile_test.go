@@ -27,6 +27,11 @@ func TestUnmarshalClientKeysErrors(t *testing.T) {
 		{"price odd pairs", "louter {\nprice gpt-5 input\n}", "followed by pairs"},
 		{"price unknown kind", "louter {\nprice gpt-5 tip 3\n}", `unknown kind "tip"`},
 		{"price not a number", "louter {\nprice gpt-5 input cheap\n}", `invalid input price "cheap"`},
+		{"redis without address", "louter {\nredis\n}", "wrong argument count"},
+		{"redis twice", "louter {\nredis a:1\nredis b:1\n}", "redis already specified"},
+		{"redis bad on_error", "louter {\nredis a:1 {\non_error maybe\n}\n}", "want open or closed"},
+		{"redis bad timeout", "louter {\nredis a:1 {\ntimeout soon\n}\n}", "invalid duration"},
+		{"redis unknown", "louter {\nredis a:1 {\ncolor blue\n}\n}", "unrecognized louter redis subdirective 'color'"},
 		{"route limit bad", "louter {\nmodel a b {\nrequests x/1m\n}\n}", "positive integer"},
 	}
 	for _, tt := range tests {

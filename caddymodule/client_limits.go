@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -22,8 +23,9 @@ import (
 // caddy.UsagePool so they survive config reloads: a reload does not give
 // every client a fresh window or clear the ledger.
 type counters struct {
-	limiter *limits.Limiter
-	ledger  *limits.Ledger
+	limiter     *limits.Limiter
+	ledger      *limits.Ledger
+	storeErrors atomic.Int64
 }
 
 // Destruct implements caddy.Destructor.
@@ -36,7 +38,7 @@ const countersKey = "louter.counters"
 
 // sharedCounters returns the process's limiter and ledger, releasing its
 // hold on them when ctx's config is unloaded.
-func sharedCounters(ctx caddy.Context) (*limits.Limiter, *limits.Ledger) {
+func sharedCounters(ctx caddy.Context) (*limits.Limiter, *limits.Ledger, *atomic.Int64) {
 	v, _, _ := countersPool.LoadOrNew(countersKey, func() (caddy.Destructor, error) {
 		return &counters{
 			limiter: &limits.Limiter{Store: limits.NewMemoryStore(nil)},
@@ -45,7 +47,7 @@ func sharedCounters(ctx caddy.Context) (*limits.Limiter, *limits.Ledger) {
 	})
 	ctx.OnCancel(func() { _, _ = countersPool.Delete(countersKey) })
 	c := v.(*counters)
-	return c.limiter, c.ledger
+	return c.limiter, c.ledger, &c.storeErrors
 }
 
 // grant is an admitted request's hold on its limits.
@@ -104,9 +106,17 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 	for _, s := range scopes[:n] {
 		res, ref, err := a.limiter.Reserve(ctx, s.name, s.policy, g.estimate)
 		if err != nil {
-			// The memory store does not fail; a shared store may, and
-			// then the request goes through rather than failing.
-			l.logger.Warn("counting the request's limits failed; admitting it", zap.String("scope", s.name), zap.Error(err))
+			// The memory store does not fail; Redis may, and then the
+			// configured degraded mode decides.
+			a.storeErrors.Add(1)
+			if a.failClosed {
+				l.logger.Error("the limit store failed; refusing the request (on_error closed)", zap.String("scope", s.name), zap.Error(err))
+				g.cancel(context.WithoutCancel(ctx))
+				w.Header().Set("Retry-After", "1")
+				_ = writeError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
+				return nil, false
+			}
+			l.logger.Warn("the limit store failed; admitting the request uncounted (on_error open)", zap.String("scope", s.name), zap.Error(err))
 			continue
 		}
 		if ref != nil {
@@ -152,6 +162,7 @@ func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 	}
 	for _, h := range g.holds {
 		if err := h.Settle(ctx, tokens, cost); err != nil {
+			g.a.storeErrors.Add(1)
 			g.logger.Warn("settling the request's limits failed", zap.Error(err))
 		}
 	}
@@ -171,4 +182,10 @@ func (a *access) price(models ...string) (limits.Price, bool) {
 		}
 	}
 	return limits.Price{}, false
+}
+
+// mustCodec is the codec of a client protocol louter recognised.
+func mustCodec(p translate.Protocol) translate.Codec {
+	c, _ := translate.Lookup(p)
+	return c
 }

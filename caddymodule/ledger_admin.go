@@ -49,7 +49,9 @@ func serveUsage(w http.ResponseWriter, r *http.Request) error {
 	// Read the ledger without holding it: with no louter config loaded
 	// there is none, and the report is empty.
 	countersPool.Range(func(_, v any) bool {
-		rep = v.(*counters).ledger.Report()
+		c := v.(*counters)
+		rep = c.ledger.Report()
+		rep.StoreErrors = c.storeErrors.Load()
 		return false
 	})
 	w.Header().Set("Content-Type", "application/json")

@@ -34,6 +34,9 @@ type LedgerClient struct {
 type LedgerReport struct {
 	Since   time.Time                `json:"since"`
 	Clients map[string]*LedgerClient `json:"clients"`
+	// StoreErrors is how many times the counter store failed (set by the
+	// gateway, which knows its store).
+	StoreErrors int64 `json:"store_errors"`
 }
 
 // NewLedger returns an empty ledger started at now.
