@@ -5,6 +5,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/louter/louter/internal/testredis"
 	"github.com/louter/louter/translate"
 )
 
@@ -47,6 +48,15 @@ func BenchmarkClientLimits(b *testing.B) {
 // request on their own: the key check, the admission of every limit and
 // the settlement, without the request's translation and proxying.
 func BenchmarkClientAdmission(b *testing.B) {
+	b.Run("memory", func(b *testing.B) { benchAdmission(b, nil) })
+	b.Run("redis", func(b *testing.B) {
+		// One Redis round trip per counter: the loopback cost of a shared
+		// store.
+		benchAdmission(b, &RedisCounters{Address: testredis.Start(b).Addr, Prefix: "bench:"})
+	})
+}
+
+func benchAdmission(b *testing.B, rc *RedisCounters) {
 	l := &Louter{
 		Backends: map[string]*Backend{"oai": {Protocol: translate.ProtocolOpenAIChat}},
 		Models:   []ModelRoute{{Match: "to-openai*", Backend: "oai"}},
@@ -54,6 +64,7 @@ func BenchmarkClientAdmission(b *testing.B) {
 			Clients: []*ClientKey{{Name: "alice", KeySHA256: sha256HexForTest("alice-key"), Models: []string{"to-*"},
 				Limits: Limits{Requests: "1000000000000/1m", Tokens: "1000000000000000/1h", Concurrent: 1000, Budget: "1000000usd/30d"}}},
 			Prices: []ModelPrice{{Match: "to-*", Input: 1.25, Output: 10}},
+			Redis:  rc,
 		},
 	}
 	l = newLouter(b, l, map[string]caddyhttp.MiddlewareHandler{"oai": proxyLike(200, nil)})
