@@ -93,7 +93,7 @@ func TestIntegrationRedisSharedLimit(t *testing.T) {
 		t.Fatalf("statuses %v, want 10×200 and 20×429", counts)
 	}
 	rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	keys, err := rc.Keys(context.Background(), "shared-test:client carol:requests:*").Result()
+	keys, err := rc.Keys(context.Background(), "shared-test:{client carol}:requests:*").Result()
 	rc.Close()
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("redis keys %v, %v: want the one shared request counter", keys, err)

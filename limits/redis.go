@@ -36,6 +36,72 @@ if ttl > 0 and redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1
 return v
 `)
 
+// takeAllScript checks every KEYS[i] against ARGV[3i-2..3i] (n, limit,
+// ttl; n = 0 only checks the counter is below the limit), then takes them
+// all; it returns the 1-based index of the step refused (0: none) and the
+// counters' values.
+var takeAllScript = redis.NewScript(`
+local vals = {}
+for i, key in ipairs(KEYS) do
+  local n, limit = tonumber(ARGV[3*i-2]), tonumber(ARGV[3*i-1])
+  local v = tonumber(redis.call('GET', key) or '0')
+  vals[i] = v
+  if (n == 0 and v >= limit) or (n > 0 and v + n > limit) then
+    return {i, unpack(vals)}
+  end
+end
+for i, key in ipairs(KEYS) do
+  local n, ttl = tonumber(ARGV[3*i-2]), tonumber(ARGV[3*i])
+  if n > 0 then
+    vals[i] = redis.call('INCRBY', key, n)
+    if ttl > 0 and redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ttl) end
+  end
+end
+return {0, unpack(vals)}
+`)
+
+// addAllScript adds ARGV[2i-1] to KEYS[i], with ARGV[2i] as takeScript's
+// ttl.
+var addAllScript = redis.NewScript(`
+for i, key in ipairs(KEYS) do
+  redis.call('INCRBY', key, ARGV[2*i-1])
+  local ttl = tonumber(ARGV[2*i])
+  if ttl > 0 and redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ttl) end
+end
+return 0
+`)
+
+// TakeAll implements Batcher: one round trip.
+func (s *RedisStore) TakeAll(ctx context.Context, steps []Step) ([]int64, int, error) {
+	keys := make([]string, len(steps))
+	args := make([]any, 0, 3*len(steps))
+	for i, st := range steps {
+		keys[i] = s.Prefix + st.Key
+		args = append(args, st.N, st.Limit, st.TTL.Milliseconds())
+	}
+	r, err := takeAllScript.Run(ctx, s.Client, keys, args...).Int64Slice()
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(r) < 1 || int(r[0]) > len(steps) {
+		return nil, 0, errors.New("limits: unexpected reply from redis")
+	}
+	values := make([]int64, len(steps))
+	copy(values, r[1:])
+	return values, int(r[0]) - 1, nil
+}
+
+// AddAll implements Batcher: one round trip.
+func (s *RedisStore) AddAll(ctx context.Context, deltas []Delta) error {
+	keys := make([]string, len(deltas))
+	args := make([]any, 0, 2*len(deltas))
+	for i, d := range deltas {
+		keys[i] = s.Prefix + d.Key
+		args = append(args, d.N, d.TTL.Milliseconds())
+	}
+	return addAllScript.Run(ctx, s.Client, keys, args...).Err()
+}
+
 // Take implements Store.
 func (s *RedisStore) Take(ctx context.Context, key string, n, limit int64, ttl time.Duration) (int64, bool, error) {
 	r, err := takeScript.Run(ctx, s.Client, []string{s.Prefix + key}, n, limit, ttl.Milliseconds()).Int64Slice()
@@ -62,5 +128,8 @@ func (s *RedisStore) Get(ctx context.Context, key string) (int64, error) {
 	return v, err
 }
 
-// Interface guard
-var _ Store = (*RedisStore)(nil)
+// Interface guards
+var (
+	_ Store   = (*RedisStore)(nil)
+	_ Batcher = (*RedisStore)(nil)
+)
