@@ -383,3 +383,13 @@ func (c *clientEntry) allows(model string) bool {
 	}
 	return false
 }
+
+// modelAllowed answers with 403 a request, on an endpoint other than chat
+// (embeddings, token counting), for a model its client may not use.
+func modelAllowed(w http.ResponseWriter, r *http.Request, p translate.Protocol, model string) bool {
+	if c := clientOf(r); c != nil && !c.allows(model) {
+		writeAuthError(w, p, authModel, model)
+		return false
+	}
+	return true
+}
