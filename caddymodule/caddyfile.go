@@ -166,6 +166,11 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 			l.Models = append(l.Models, route)
 
+		case "client", "identity", "price", "redis":
+			if err := l.ClientAccess.unmarshalCaddyfile(d); err != nil { // client_keys_caddyfile.go
+				return err
+			}
+
 		default:
 			return d.Errf("unrecognized louter subdirective '%s'", d.Val())
 		}
@@ -194,6 +199,13 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
 				return err
 			}
 			route.When = append(route.When, c)
+		case "requests", "tokens", "concurrent", "budget":
+			if route.Limits == nil {
+				route.Limits = new(Limits)
+			}
+			if err := route.Limits.unmarshalCaddyfile(d); err != nil { // client_keys_caddyfile.go
+				return err
+			}
 		default:
 			return d.Errf("unrecognized louter model subdirective '%s'", d.Val())
 		}

@@ -137,5 +137,9 @@ type ModelRoute struct {
 	// (with Fallbacks). A backend a condition chose serves alone.
 	When []RouteCondition `json:"when,omitempty"`
 
+	// Limits on all requests the route takes, whichever client sends
+	// them (see Limits); client limits apply besides.
+	Limits *Limits `json:"limits,omitempty"`
+
 	backend *Backend
 }

@@ -92,6 +92,9 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request) bool {
 		_ = l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 		return true
 	}
+	if !modelAllowed(w, r, proto, call.model) {
+		return true // the client's models (client_keys.go)
+	}
 
 	n, passBody, source := 0, []byte(nil), "local"
 	if askBackend[b.Protocol] != nil && b.Dialect == nil {

@@ -26,6 +26,10 @@ var nopNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) err
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
+	r, ok := l.authenticate(w, r) // client keys (client_keys.go)
+	if !ok {
+		return nil
+	}
 	if done, err := l.serveSurface(w, r); done {
 		return err // model lists, non-chat passthrough, wrong paths (surface.go)
 	}
@@ -46,6 +50,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	w = x
 	q := &chatRequest{x: x} // filled in once the request is routed
 	defer func() { x.end(q.rw, q.dropped, r.Context().Err() != nil) }()
+	defer q.settle(r.Context()) // client_limits.go
 
 	body, e := l.readBody(r)
 	if e != nil {
@@ -72,7 +77,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	q.ep, q.client, q.body, q.model, q.pathModel, q.pattern = ep, client, body, model, pathModel, route.Match
+	q.ep, q.client, q.body, q.model, q.pathModel, q.route, q.pattern = ep, client, body, model, pathModel, route, route.Match
 	q.streamMember = top.Stream.Type == gjson.True
 	t := routeTarget{backend: route.backend, rename: route.Rename}
 	if len(route.When) > 0 {
@@ -97,6 +102,7 @@ type chatRequest struct {
 	streamMember bool   // the body's stream member is true
 	model        string // the model the client asked for
 	pathModel    string // the model named in the path (Gemini), or ""
+	route        *ModelRoute
 	pattern      string // the pattern of the route that matched, the metrics' model label
 	// ir is the request decoded early for a route condition, or nil. The
 	// first attempt's translation takes it over (and changes it), so it
@@ -110,6 +116,11 @@ type chatRequest struct {
 	x       *exchangeRecord
 	rw      *responseWriter
 	dropped []string
+
+	// The client's and route's limits taken at the first attempt
+	// (client_limits.go).
+	grant    *grant
+	admitted bool
 }
 
 // routeTarget is one backend a request may go to, with the model name to
@@ -187,6 +198,17 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	sw.stream = rw.wantStream
 	q.rw, q.dropped = rw, rw.clientReq.Dropped
 	q.x.streaming(rw.wantStream)
+
+	if !q.admitted {
+		// Client and route limits apply once per client request, at its
+		// first attempt; ServeHTTP settles them with the answering one.
+		g, ok := l.admit(w, r, ep.protocol, q.route, model, backendModel, body, rw) // client_limits.go
+		if !ok {
+			q.rw = nil // refused: no backend was asked
+			return nil, nil
+		}
+		q.grant, q.admitted = g, true
+	}
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)

@@ -99,11 +99,15 @@ type Louter struct {
 	// event, and a backend that passes it is left for the next one.
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
+	// Client keys, limits and prices (client_keys.go).
+	ClientAccess
+
 	logger  *zap.Logger
 	metrics *louterMetrics // metrics.go
 	// cooldowns skips backends of fallback chains that rate-limited or
 	// kept failing (fallback_cooldown.go).
 	cooldowns *cooldowns
+	access    *access // nil when no key, identity or route limit is configured
 }
 
 // CaddyModule returns the Caddy module information.
@@ -174,7 +178,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	l.provisionFallbacks()  // fallback.go
 	l.provisionConditions() // route_conditions.go
 	l.warnUnsetKeys()
-	return nil
+	return l.provisionAccess(ctx) // client_keys.go
 }
 
 // normalizeBasePath turns a configured base path into "" or "/a/b": unset

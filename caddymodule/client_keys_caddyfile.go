@@ -1,0 +1,199 @@
+package caddymodule
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/louter/louter/limits"
+)
+
+// unmarshalCaddyfile parses one client, identity or price line of the
+// louter block; the dispenser is on the subdirective's name:
+//
+//	client <name> {
+//	    key_sha256 <hex> | key_file <path> | key_env <VAR>
+//	    models <glob>...
+//	    requests <N/window>
+//	    tokens <N/window>
+//	    concurrent <N>
+//	    budget <USD/window>
+//	}
+//	identity <placeholder>
+//	price <glob> [input <usd>] [output <usd>] [cache_read <usd>] [cache_write <usd>]
+//	redis <address> {
+//	    password <password>
+//	    db <n>
+//	    prefix <prefix>
+//	    timeout <duration>
+//	    on_error open|closed
+//	}
+func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	switch d.Val() {
+	case "identity":
+		if a.Identity != "" {
+			return d.Err("identity already specified")
+		}
+		if !d.AllArgs(&a.Identity) {
+			return d.ArgErr()
+		}
+	case "price":
+		return a.unmarshalPrice(d)
+	case "redis":
+		return a.unmarshalRedis(d)
+	case "client":
+		var c ClientKey
+		if !d.NextArg() {
+			return d.ArgErr()
+		}
+		c.Name = d.Val()
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+		for nesting := d.Nesting(); d.NextBlock(nesting); {
+			switch d.Val() {
+			case "key_sha256", "key_file", "key_env":
+				kind, v := d.Val(), ""
+				if !d.AllArgs(&v) {
+					return d.ArgErr()
+				}
+				if c.KeySHA256 != "" || c.KeyFile != "" || c.KeyEnv != "" {
+					return d.Err("the client's key is already specified")
+				}
+				switch kind {
+				case "key_sha256":
+					c.KeySHA256 = v
+				case "key_file":
+					c.KeyFile = v
+				default:
+					c.KeyEnv = v
+				}
+			case "models":
+				names := d.RemainingArgs()
+				if len(names) == 0 {
+					return d.ArgErr()
+				}
+				c.Models = append(c.Models, names...)
+			case "requests", "tokens", "concurrent", "budget":
+				if err := c.Limits.unmarshalCaddyfile(d); err != nil {
+					return err
+				}
+			default:
+				return d.Errf("unrecognized louter client subdirective '%s'", d.Val())
+			}
+		}
+		a.Clients = append(a.Clients, &c)
+	}
+	return nil
+}
+
+// unmarshalPrice parses "price <glob> input 1.25 output 10 ...".
+func (a *ClientAccess) unmarshalPrice(d *caddyfile.Dispenser) error {
+	var p ModelPrice
+	if !d.NextArg() {
+		return d.ArgErr()
+	}
+	p.Match = d.Val()
+	args := d.RemainingArgs()
+	if len(args) == 0 || len(args)%2 != 0 {
+		return d.Err("price: want <model> followed by pairs such as input 1.25 output 10 (USD per million tokens)")
+	}
+	for i := 0; i < len(args); i += 2 {
+		v, err := strconv.ParseFloat(args[i+1], 64)
+		if err != nil || v < 0 {
+			return d.Errf("price %s: invalid %s price %q", p.Match, args[i], args[i+1])
+		}
+		switch args[i] {
+		case "input":
+			p.Input = v
+		case "output":
+			p.Output = v
+		case "cache_read":
+			p.CacheRead = v
+		case "cache_write":
+			p.CacheWrite = v
+		default:
+			return d.Errf("price %s: unknown kind %q (input, output, cache_read, cache_write)", p.Match, args[i])
+		}
+	}
+	a.Prices = append(a.Prices, p)
+	return nil
+}
+
+// unmarshalCaddyfile parses one limit line (requests, tokens, concurrent,
+// budget), checking its syntax at once so the error names the line.
+func (lc *Limits) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	kind := d.Val()
+	var v string
+	if !d.AllArgs(&v) {
+		return d.ArgErr()
+	}
+	var err error
+	switch kind {
+	case "requests":
+		_, err = limits.ParseRate(v)
+		lc.Requests = v
+	case "tokens":
+		_, err = limits.ParseRate(v)
+		lc.Tokens = v
+	case "budget":
+		_, err = limits.ParseBudget(v)
+		lc.Budget = v
+	case "concurrent":
+		n, e := strconv.Atoi(v)
+		if e != nil || n <= 0 {
+			return d.Errf("concurrent: want a positive integer, not %q", v)
+		}
+		lc.Concurrent = n
+	}
+	if err != nil {
+		return d.Err(err.Error())
+	}
+	return nil
+}
+
+// unmarshalRedis parses the redis line and its block.
+func (a *ClientAccess) unmarshalRedis(d *caddyfile.Dispenser) error {
+	if a.Redis != nil {
+		return d.Err("redis already specified")
+	}
+	rc := &RedisCounters{}
+	if !d.AllArgs(&rc.Address) {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		kind := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.ArgErr()
+		}
+		switch kind {
+		case "password":
+			rc.Password = v
+		case "prefix":
+			rc.Prefix = v
+		case "db":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return d.Errf("redis db: want a database number, not %q", v)
+			}
+			rc.DB = n
+		case "timeout":
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("redis timeout: invalid duration %q", v)
+			}
+			rc.Timeout = caddy.Duration(dur)
+		case "on_error":
+			if v != "open" && v != "closed" {
+				return d.Errf("redis on_error: want open or closed, not %q", v)
+			}
+			rc.OnError = v
+		default:
+			return d.Errf("unrecognized louter redis subdirective '%s'", kind)
+		}
+	}
+	a.Redis = rc
+	return nil
+}

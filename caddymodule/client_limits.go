@@ -1,0 +1,201 @@
+package caddymodule
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/limits"
+	"github.com/louter/louter/tokencount"
+	"github.com/louter/louter/translate"
+)
+
+// This file applies the limits of clients and routes to chat requests:
+// admit before the backend is called (on an estimate of the input),
+// settle after the response with the usage the backend reported, and
+// record the usage in the ledger (ledger_admin.go serves it).
+
+// counters are the limiter's counters and the ledger, kept in a
+// caddy.UsagePool so they survive config reloads: a reload does not give
+// every client a fresh window or clear the ledger.
+type counters struct {
+	limiter     *limits.Limiter
+	ledger      *limits.Ledger
+	storeErrors atomic.Int64
+}
+
+// Destruct implements caddy.Destructor.
+func (*counters) Destruct() error { return nil }
+
+// countersPool holds the process's counters under countersKey.
+var countersPool = caddy.NewUsagePool()
+
+const countersKey = "louter.counters"
+
+// sharedCounters returns the process's limiter and ledger, releasing its
+// hold on them when ctx's config is unloaded.
+func sharedCounters(ctx caddy.Context) (*limits.Limiter, *limits.Ledger, *atomic.Int64) {
+	v, _, _ := countersPool.LoadOrNew(countersKey, func() (caddy.Destructor, error) {
+		return &counters{
+			limiter: &limits.Limiter{Store: limits.NewMemoryStore(nil)},
+			ledger:  limits.NewLedger(time.Now()),
+		}, nil
+	})
+	ctx.OnCancel(func() { _, _ = countersPool.Delete(countersKey) })
+	c := v.(*counters)
+	return c.limiter, c.ledger, &c.storeErrors
+}
+
+// grant is an admitted request's hold on its limits.
+type grant struct {
+	a            *access
+	logger       *zap.Logger
+	client       *clientEntry
+	model        string // the client's
+	backendModel string
+	estimate     int64
+	holds        []*limits.Reservation
+}
+
+// admit applies the client's model list and the client's and route's
+// limits to a chat request. A refused request has been answered (nil
+// grant, false). The estimate is the translated request's quick token
+// estimate, or a quarter of a passthrough body's bytes.
+func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Protocol, route *ModelRoute, model, backendModel string, body []byte, rw *responseWriter) (*grant, bool) {
+	a := l.access
+	if a == nil {
+		return nil, true
+	}
+	c := clientOf(r)
+	if c != nil && !c.allows(model) {
+		writeAuthError(w, p, authModel, model)
+		return nil, false
+	}
+	g := &grant{a: a, logger: l.logger, client: c, model: model, backendModel: backendModel}
+	routePolicy, routeOn := a.routeLimit[route]
+	if (c == nil || !c.policy.On()) && !routeOn {
+		return g, true // nothing to count; the ledger still records
+	}
+	if rw.passthrough || rw.clientReq == nil {
+		g.estimate = int64(len(body) / 4)
+	} else {
+		g.estimate = int64(tokencount.Quick(rw.clientReq, route.backend.Protocol))
+	}
+	ctx := r.Context()
+	type scope struct {
+		name   string
+		policy limits.Policy
+	}
+	var scopes [2]scope
+	n := 0
+	if c != nil && c.policy.On() {
+		scopes[n] = scope{"client " + c.name, c.policy}
+		n++
+	}
+	if routeOn {
+		scopes[n] = scope{"route " + route.Match, routePolicy}
+		n++
+	}
+	for _, s := range scopes[:n] {
+		res, ref, err := a.limiter.Reserve(ctx, s.name, s.policy, g.estimate)
+		if err != nil {
+			// The memory store does not fail; Redis may, and then the
+			// configured degraded mode decides.
+			a.storeErrors.Add(1)
+			if a.failClosed {
+				l.logger.Error("the limit store failed; refusing the request (on_error closed)", zap.String("scope", s.name), zap.Error(err))
+				g.cancel(context.WithoutCancel(ctx))
+				w.Header().Set("Retry-After", "1")
+				_ = writeError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
+				return nil, false
+			}
+			l.logger.Warn("the limit store failed; admitting the request uncounted (on_error open)", zap.String("scope", s.name), zap.Error(err))
+			continue
+		}
+		if ref != nil {
+			g.cancel(context.WithoutCancel(ctx))
+			if c := l.logger.Check(zap.DebugLevel, "limit reached"); c != nil {
+				c.Write(zap.String("scope", s.name), zap.String("limit", string(ref.Kind)))
+			}
+			writeLimitError(w, p, ref)
+			return nil, false
+		}
+		g.holds = append(g.holds, res)
+	}
+	return g, true
+}
+
+// settle settles the request's limits once it is over: with the answer of
+// the attempt that answered, or, when no backend was asked, by giving back
+// what admit took.
+func (q *chatRequest) settle(ctx context.Context) {
+	switch {
+	case q.grant == nil:
+	case q.rw == nil:
+		q.grant.cancel(context.WithoutCancel(ctx))
+	default:
+		q.grant.settle(ctx, q.rw)
+	}
+}
+
+func (g *grant) cancel(ctx context.Context) {
+	for _, h := range g.holds {
+		h.Cancel(ctx)
+	}
+}
+
+// settle counts what the request used, once the response has ended: the
+// usage the backend reported, or the estimate when a response began but
+// reported none; nothing when the backend was not reached or refused.
+func (g *grant) settle(ctx context.Context, rw *responseWriter) {
+	if g == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	var u limits.Usage
+	var tokens int64
+	switch {
+	case rw.hasUsage:
+		u = limits.Usage{Input: int64(rw.usage.InputTokens), Output: int64(rw.usage.OutputTokens),
+			CacheRead: int64(rw.usage.CacheReadTokens), CacheWrite: int64(rw.usage.CacheWriteTokens)}
+		tokens = u.Tokens()
+	case rw.mode != modeUnset && rw.status < 400:
+		tokens = g.estimate
+	}
+	cost := int64(0)
+	if price, ok := g.a.price(g.backendModel, g.model); ok {
+		cost = price.Cost(u)
+	}
+	for _, h := range g.holds {
+		if err := h.Settle(ctx, tokens, cost); err != nil {
+			g.a.storeErrors.Add(1)
+			g.logger.Warn("settling the request's limits failed", zap.Error(err))
+		}
+	}
+	if g.client != nil && rw.mode != modeUnset {
+		g.a.ledger.Record(g.client.name, g.model, u, cost)
+	}
+}
+
+// price returns the first price matching the backend's model, or else
+// the client's.
+func (a *access) price(models ...string) (limits.Price, bool) {
+	for _, m := range models {
+		for _, p := range a.prices {
+			if globMatch(p.Match, m) {
+				return limits.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}, true
+			}
+		}
+	}
+	return limits.Price{}, false
+}
+
+// mustCodec is the codec of a client protocol louter recognised.
+func mustCodec(p translate.Protocol) translate.Codec {
+	c, _ := translate.Lookup(p)
+	return c
+}

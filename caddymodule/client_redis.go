@@ -1,0 +1,86 @@
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/louter/louter/limits"
+)
+
+// RedisCounters keeps the limit counters in Redis instead of the process's
+// memory, so several Caddy instances behind any balancer enforce one
+// limit: every instance configured with the same server and prefix counts
+// into the same counters, each operation one atomic Lua script. The usage
+// ledger stays per instance.
+type RedisCounters struct {
+	// The server, as host:port or a redis:// or rediss:// URL.
+	Address string `json:"address"`
+
+	// The server's password; placeholders such as {env.REDIS_PASSWORD}
+	// are resolved when the configuration loads.
+	Password string `json:"password,omitempty"`
+
+	// The database number. Default: 0.
+	DB int `json:"db,omitempty"`
+
+	// What every key starts with, so deployments can share a server.
+	// Default: "louter:".
+	Prefix string `json:"prefix,omitempty"`
+
+	// How long one operation may take (dial, write, read) before it
+	// counts as failed. Default: 250ms.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+
+	// What to do with a request when Redis cannot be reached: "open"
+	// (default) admits it uncounted, "closed" refuses it with 503 in the
+	// client's protocol. Either way the failure is logged and counted
+	// (the ledger endpoint's store_errors).
+	OnError string `json:"on_error,omitempty"`
+}
+
+// redisStore connects to the configured server; the connection closes
+// with ctx's config.
+func (rc *RedisCounters) store(ctx caddy.Context) (*limits.RedisStore, error) {
+	if rc.Address == "" {
+		return nil, errors.New("redis: an address is required")
+	}
+	if rc.OnError != "" && rc.OnError != "open" && rc.OnError != "closed" {
+		return nil, fmt.Errorf("redis: on_error must be open or closed, not %q", rc.OnError)
+	}
+	timeout := time.Duration(rc.Timeout)
+	if timeout <= 0 {
+		timeout = 250 * time.Millisecond
+	}
+	var opts *redis.Options
+	if strings.Contains(rc.Address, "://") {
+		var err error
+		if opts, err = redis.ParseURL(rc.Address); err != nil {
+			return nil, fmt.Errorf("redis: %w", err)
+		}
+	} else {
+		opts = &redis.Options{Addr: rc.Address}
+	}
+	if rc.Password != "" {
+		opts.Password = caddy.NewReplacer().ReplaceAll(rc.Password, "")
+	}
+	if rc.DB != 0 {
+		opts.DB = rc.DB
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeout, timeout, timeout
+	opts.MaxRetries = -1 // a failed operation fails now: the request must not wait
+	client := redis.NewClient(opts)
+	ctx.OnCancel(func() { _ = client.Close() })
+	prefix := rc.Prefix
+	if prefix == "" {
+		prefix = "louter:"
+	}
+	return &limits.RedisStore{Client: client, Prefix: prefix}, nil
+}
+
+// failClosed reports whether a request is refused when the store fails.
+func (rc *RedisCounters) failClosed() bool { return rc != nil && rc.OnError == "closed" }

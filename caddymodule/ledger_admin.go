@@ -1,0 +1,62 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/louter/louter/limits"
+)
+
+func init() {
+	caddy.RegisterModule(UsageAdmin{})
+}
+
+// UsageAdmin is the admin.api.louter_usage module: it serves the usage
+// ledger on Caddy's admin endpoint, at GET /louter/usage, as JSON:
+//
+//	{"since": "...", "clients": {"alice": {"cost_usd": 1.25, "models":
+//	  {"gpt-5.5": {"requests": 3, "input_tokens": 1200, "output_tokens": 300,
+//	  "cost_usd": 1.25}}}}}
+//
+// The ledger counts, per client and model, the requests, tokens and cost
+// (from the configured prices) of every chat request of an authenticated
+// client since the process started; config reloads keep it. Like every
+// admin.api module it is always loaded; it needs no configuration.
+type UsageAdmin struct{}
+
+// CaddyModule returns the Caddy module information.
+func (UsageAdmin) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "admin.api.louter_usage",
+		New: func() caddy.Module { return new(UsageAdmin) },
+	}
+}
+
+// Routes implements caddy.AdminRouter.
+func (UsageAdmin) Routes() []caddy.AdminRoute {
+	return []caddy.AdminRoute{{Pattern: "/louter/usage", Handler: caddy.AdminHandlerFunc(serveUsage)}}
+}
+
+func serveUsage(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet {
+		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed", r.Method)}
+	}
+	rep := limits.LedgerReport{Since: time.Now(), Clients: map[string]*limits.LedgerClient{}}
+	// Read the ledger without holding it: with no louter config loaded
+	// there is none, and the report is empty.
+	countersPool.Range(func(_, v any) bool {
+		c := v.(*counters)
+		rep = c.ledger.Report()
+		rep.StoreErrors = c.storeErrors.Load()
+		return false
+	})
+	w.Header().Set("Content-Type", "application/json")
+	return json.NewEncoder(w).Encode(rep)
+}
+
+// Interface guard
+var _ caddy.AdminRouter = UsageAdmin{}
