@@ -117,6 +117,10 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		return l.reject(w, client, te)
 	}
 	sw.stream = rw.wantStream
+	// GenAI attributes on the tracing handler's span (tracing.go); nil
+	// when the request is not traced.
+	rw.trace = startTrace(r, ep.protocol, b, rw.clientReq, backendModel, rw.passthrough, body)
+	defer rw.trace.end(rw)
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
@@ -168,6 +172,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if timers != nil {
 		defer timers.stop()
 	}
+	ur = rw.trace.startAttempt(ur, b, backendModel)
 	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
 	if te := rw.timedOut(); te != nil && rw.mode == modeUnset {
 		// first_byte_timeout: nothing reached the client, which gets an

@@ -98,6 +98,9 @@ type responseWriter struct {
 	// fired, which ends the response.
 	timers  *streamTimers
 	timeout *translate.Error
+
+	// trace, when set, is the request's tracing span (tracing.go).
+	trace *requestTrace
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -199,6 +202,7 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		// The bytes pass as they are, but whole events at a time: the
 		// rest of a write waits for the next one.
 		if out := rw.pass.Write(p); len(out) > 0 {
+			rw.trace.chunk() // the first event forwarded
 			if _, err := rw.writeClient(out); err != nil {
 				return 0, err
 			}
@@ -288,6 +292,7 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	if rw.acc != nil {
 		rw.acc.Add(ev)
 	}
+	rw.trace.observe(ev)
 }
 
 // finish completes the response once the upstream handler has returned:
@@ -356,6 +361,7 @@ func (rw *responseWriter) finishLocked() {
 		}
 		resp = rw.applyDialect(resp)
 		rw.usage, rw.hasUsage = resp.Usage, true
+		rw.trace.response(resp)
 		if rw.mode == modeJSONToStream {
 			rw.respondStream(resp)
 			return
