@@ -195,7 +195,7 @@ func TestTracingGenAIAttributesOverOTLP(t *testing.T) {
 
 	rcv.mu.Lock()
 	defer rcv.mu.Unlock()
-	servers := map[string]*tracepb.Span{} // by gen_ai.request.model
+	servers := map[string]*tracepb.Span{}  // by gen_ai.request.model
 	attempts := map[string]*tracepb.Span{} // by parent span id
 	for _, s := range rcv.spans {
 		switch s.Kind {
