@@ -43,6 +43,10 @@ const eventFirstChunk = "gen_ai.first_chunk"
 type requestTrace struct {
 	span    trace.Span // the request's span, from Caddy's tracing handler
 	attempt trace.Span // the backend attempt in flight, or nil
+	// attrs are the request's attributes, set on its span with the
+	// response's at the end: one SetAttributes call, which the SDK pays
+	// for by growing the span's attribute slice.
+	attrs []attribute.KeyValue
 
 	attemptStart time.Time
 	firstChunk   time.Duration // from attemptStart; 0: no chunk yet
@@ -63,7 +67,7 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 	if !span.IsRecording() {
 		return nil
 	}
-	attrs := make([]attribute.KeyValue, 0, 12)
+	attrs := make([]attribute.KeyValue, 0, 24) // room for the response's
 	attrs = append(attrs,
 		semconv.GenAIOperationNameChat,
 		providerName(b.Protocol),
@@ -79,8 +83,7 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 	} else {
 		attrs = appendRequestParams(attrs, req)
 	}
-	span.SetAttributes(attrs...)
-	return &requestTrace{span: span}
+	return &requestTrace{span: span, attrs: attrs}
 }
 
 // providerName is gen_ai.provider.name for a backend protocol: the
@@ -219,8 +222,10 @@ func (t *requestTrace) response(resp *translate.Response) {
 }
 
 // endAttempt ends the attempt in flight with its outcome: the backend's
-// status, or why there was none. rw is nil when a new attempt replaces
-// this one before its outcome is known.
+// status, or why there was none. The response's attributes go on the
+// request's span only: the answer is the last attempt's, and every
+// attribute is paid for again when the spans are exported. rw is nil when
+// a new attempt replaces this one before its outcome is known.
 func (t *requestTrace) endAttempt(rw *responseWriter) {
 	if t.attempt == nil {
 		return
@@ -228,14 +233,18 @@ func (t *requestTrace) endAttempt(rw *responseWriter) {
 	span := t.attempt
 	t.attempt = nil
 	if rw != nil {
+		var attrs [2]attribute.KeyValue
+		n := 0
 		if rw.status != 0 {
-			span.SetAttributes(semconv.HTTPResponseStatusCode(rw.status))
+			attrs[n] = semconv.HTTPResponseStatusCode(rw.status)
+			n++
 		}
 		if et := attemptErrorType(rw, t.streamErr); et != "" {
-			span.SetAttributes(semconv.ErrorTypeKey.String(et))
+			attrs[n] = semconv.ErrorTypeKey.String(et)
+			n++
 			span.SetStatus(codes.Error, et)
 		}
-		span.SetAttributes(t.responseAttrs(rw)...)
+		span.SetAttributes(attrs[:n]...)
 	}
 	span.End()
 }
@@ -255,10 +264,8 @@ func attemptErrorType(rw *responseWriter, streamErr translate.ErrorKind) string 
 	return ""
 }
 
-// responseAttrs are the response attributes, for the attempt's span and
-// the request's.
-func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 10)
+// appendResponseAttrs appends the response's attributes.
+func (t *requestTrace) appendResponseAttrs(attrs []attribute.KeyValue, rw *responseWriter) []attribute.KeyValue {
 	if t.respID != "" {
 		attrs = append(attrs, semconv.GenAIResponseID(t.respID))
 	}
@@ -298,5 +305,5 @@ func (t *requestTrace) end(rw *responseWriter) {
 		return
 	}
 	t.endAttempt(rw)
-	t.span.SetAttributes(t.responseAttrs(rw)...)
+	t.span.SetAttributes(t.appendResponseAttrs(t.attrs, rw)...)
 }

@@ -212,3 +212,45 @@ func BenchmarkServeHTTPStreamTracing(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTracingHooks is the tracing work for the stream of
+// BenchmarkServeHTTPStreamTracing, without the rest of the request:
+// "span" is the request's span alone (started and ended, Caddy's share),
+// "louter" adds louter's hooks: the request's attributes, the attempt's
+// span, every event observed, the end. Their difference, against that
+// benchmark's "off" time, is louter's share of a traced streamed request,
+// measured without the noise of the whole request.
+func BenchmarkTracingHooks(b *testing.B) {
+	r := newRequest("POST", "/v1/messages", anthropicStreamRequest)
+	tracer := sdktrace.NewTracerProvider().Tracer("bench")
+	backend := &Backend{Protocol: translate.ProtocolOpenAIChat, name: "oai"}
+	req := &translate.Request{Model: "to-openai-1", Stream: true, MaxTokens: 1024}
+	events := make([]translate.Event, 0, 210)
+	events = append(events, translate.Event{Type: translate.EventMessageStart, ID: "msg_1", Model: "gpt-4o"}, translate.Event{Type: translate.EventBlockStart, Block: translate.BlockText})
+	for range 200 {
+		events = append(events, translate.Event{Type: translate.EventBlockDelta, Block: translate.BlockText, Text: "word "})
+	}
+	events = append(events, translate.Event{Type: translate.EventBlockStop}, translate.Event{Type: translate.EventMessageStop, Stop: translate.StopToolUse})
+	rw := &responseWriter{status: 200, mode: modeStream, hasUsage: true, usage: translate.Usage{InputTokens: 10, OutputTokens: 210}}
+	for _, hooks := range []bool{false, true} {
+		name := "span"
+		if hooks {
+			name = "louter"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx, span := tracer.Start(r.Context(), "louter", trace.WithSpanKind(trace.SpanKindServer))
+				if hooks {
+					tr := startTrace(r.WithContext(ctx), translate.ProtocolAnthropic, backend, req, "gpt-4o", false, nil)
+					tr.startAttempt(r.WithContext(ctx), backend, "gpt-4o")
+					for i := range events {
+						tr.observe(&events[i])
+					}
+					tr.end(rw)
+				}
+				span.End()
+			}
+		})
+	}
+}
