@@ -65,7 +65,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        }
 //	    }
 //	    model <pattern> <backend> [<rename>] [{
-//	        list <model...>
+//	        list     <model...>
+//	        fallback <backend> [<rename>]
+//	        when     <test> [and <test>...] <backend> [<rename>]
 //	    }]
 //	}
 //
@@ -86,7 +88,15 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // A route's list names models the model lists (GET /v1/models, Gemini's
 // GET /v1beta/models) show for it, for a glob pattern, which lists
 // nothing by itself; list may repeat. list_models passthrough adds the
-// backend's own list, asked at each list request.
+// backend's own list, asked at each list request. fallback names a backend
+// to try when the ones before it fail before the client got any content,
+// with the model name to ask it for; it may repeat, and the backends are
+// tried in the order written (see ModelRoute.Fallbacks).
+// when lines send the request to another backend when its content says so
+// (images, tokens > n, thinking, tools, tool <name>, client <protocol>,
+// header <name> <glob>); they are tried in order, the first that holds wins
+// (see unmarshalWhen), and a backend a when line chose serves without the
+// route's fallbacks.
 //
 // Use {env.VAR} in api_key to read the key from the environment when the
 // configuration loads, or {$VAR} to substitute it when the Caddyfile is
@@ -174,6 +184,16 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
 				return d.ArgErr()
 			}
 			route.List = append(route.List, names...)
+		case "fallback":
+			if err := unmarshalFallback(d, route); err != nil { // caddyfile_fallback.go
+				return err
+			}
+		case "when":
+			c, err := unmarshalWhen(d) // route_conditions_caddyfile.go
+			if err != nil {
+				return err
+			}
+			route.When = append(route.When, c)
 		default:
 			return d.Errf("unrecognized louter model subdirective '%s'", d.Val())
 		}

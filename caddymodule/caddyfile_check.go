@@ -35,6 +35,11 @@ func (l *Louter) checkModelBackends(lines []caddyfile.Token) error {
 		if _, ok := l.Backends[m.Backend]; !ok && i < len(lines) {
 			return fmt.Errorf("model %s: no backend named '%s' in this louter block, at %s:%d", m.Match, m.Backend, lines[i].File, lines[i].Line)
 		}
+		for _, fb := range m.Fallbacks {
+			if _, ok := l.Backends[fb.Backend]; !ok && i < len(lines) {
+				return fmt.Errorf("model %s: fallback: no backend named '%s' in this louter block, at %s:%d", m.Match, fb.Backend, lines[i].File, lines[i].Line)
+			}
+		}
 	}
 	return nil
 }

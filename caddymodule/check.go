@@ -69,6 +69,12 @@ func checkHandler(where string, raw map[string]any) []string {
 	routed := make(map[string]bool)
 	for _, m := range l.Models {
 		routed[m.Backend] = true
+		for _, fb := range m.Fallbacks {
+			routed[fb.Backend] = true // a fallback is called too
+		}
+		for _, c := range m.When {
+			routed[c.Backend] = true // route_conditions.go
+		}
 	}
 	names := make([]string, 0, len(l.Backends))
 	for name := range l.Backends {
@@ -103,6 +109,16 @@ func checkHandler(where string, raw map[string]any) []string {
 	for i, m := range l.Models {
 		if _, ok := l.Backends[m.Backend]; !ok {
 			add("model %q: backend %q is not defined", m.Match, m.Backend)
+		}
+		for _, fb := range m.Fallbacks {
+			if _, ok := l.Backends[fb.Backend]; !ok {
+				add("model %q: fallback backend %q is not defined", m.Match, fb.Backend)
+			}
+		}
+		for _, c := range m.When {
+			if _, ok := l.Backends[c.Backend]; !ok {
+				add("model %q: when %s: backend %q is not defined", m.Match, c.String(), c.Backend)
+			}
 		}
 		for _, earlier := range l.Models[:i] {
 			if globCovers(earlier.Match, m.Match) {

@@ -44,10 +44,11 @@ func TestCheckConfig(t *testing.T) {
 				"oai": {"protocol": "openai_chat", "api_key": "{env.LOUTER_TEST_KEY}", "dialect": {"tool_calls": "hermes"}, "upstream": {"handler": "reverse_proxy"}},
 				"anth": {"protocol": "anthropic", "api_key": "{env.LOUTER_TEST_UNSET}", "dialect": {"reasoning": "think"}, "upstream": {"handler": "reverse_proxy"}},
 				"typo": {"protocol": "openai", "upstream": {"handler": "reverse_proxy"}},
+				"spare": {"protocol": "gemini", "api_key": "{env.LOUTER_TEST_UNSET_SPARE}", "upstream": {"handler": "reverse_proxy"}},
 				"bad": {"protocol": "openai_chat", "dialect": {"tool_calls": "xml"}, "upstream": {"handler": "reverse_proxy"}}
 			},
 			"models": [
-				{"match": "claude-*", "backend": "anth"},
+				{"match": "claude-*", "backend": "anth", "fallbacks": [{"backend": "spare"}, {"backend": "nope"}], "when": [{"images": true, "backend": "vision"}, {"thinking": true, "backend": "oai"}]},
 				{"match": "claude-sonnet-*", "backend": "oai"},
 				{"match": "gpt-*", "backend": "openai"},
 				{"match": "*", "backend": "oai"},
@@ -65,7 +66,10 @@ func TestCheckConfig(t *testing.T) {
 		`backend "anth": dialect applies to openai_chat backends only, not "anthropic"`,
 		`backend "anth": api_key names the environment variable LOUTER_TEST_UNSET, which is not set`,
 		`backend "bad": dialect: unknown tool_calls "xml"`,
+		`backend "spare": api_key names the environment variable LOUTER_TEST_UNSET_SPARE, which is not set`,
 		`backend "typo": unknown protocol "openai"`,
+		`model "claude-*": fallback backend "nope" is not defined`,
+		`model "claude-*": when images: backend "vision" is not defined`,
 		`model "claude-sonnet-*": never matches: the earlier route "claude-*" matches every model it does`,
 		`model "gpt-*": backend "openai" is not defined`,
 		`model "local/*": never matches: the earlier route "*" matches every model it does`,

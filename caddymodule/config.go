@@ -94,6 +94,10 @@ type Backend struct {
 	// whose transport louter wrapped to add the credential
 	// (credential_transport.go).
 	credentialTransport bool
+	// conversationHeader is set when the upstream's lb_policy hashes
+	// ConversationHeader, which must then carry a key for every request
+	// (conversation_key.go).
+	conversationHeader bool
 }
 
 // ModelRoute sends requests for matching models to a backend. Routes are
@@ -118,6 +122,20 @@ type ModelRoute struct {
 	// a glob names no model by itself. Each name must match the pattern.
 	// Claude Code's /model picker, for one, offers only listed models.
 	List []string `json:"list,omitempty"`
+
+	// Backends to try, in order, when the route's backend fails before the
+	// client received any content: it cannot be reached, answers 429 or a
+	// 5xx (Anthropic's 529 overloaded included), or its stream ends or
+	// reports an error, or stays silent past first_byte_timeout, before
+	// the first content event. Each may speak another protocol: the
+	// request is translated for each. See fallback.go.
+	Fallbacks []RouteFallback `json:"fallbacks,omitempty"`
+
+	// Conditions on the request's content that send it to another backend
+	// than Backend (route_conditions.go): tried in order once Match has
+	// matched, the first that holds wins; when none holds, Backend serves
+	// (with Fallbacks). A backend a condition chose serves alone.
+	When []RouteCondition `json:"when,omitempty"`
 
 	backend *Backend
 }

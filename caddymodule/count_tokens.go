@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -259,8 +258,8 @@ func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, b
 	r.RequestURI = r.URL.RequestURI()
 	r = b.attachCredential(r, cred) // below reverse_proxy's logs (credential_transport.go)
 
-	rec := &countRecorder{header: http.Header{}}
-	if err := serveRecovered(b, rec, r); err != nil {
+	rec, err := callBackend(b, r, countResponseLimit)
+	if err != nil {
 		return 0, nil, err
 	}
 	if rec.status != http.StatusOK {
@@ -268,7 +267,7 @@ func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, b
 		return 0, nil, fmt.Errorf("backend answered %d", rec.status)
 	}
 	n, ok := bc.read(rec.body.Bytes())
-	if !ok || rec.truncated {
+	if !ok || rec.overflow {
 		return 0, nil, fmt.Errorf("backend answer holds no count")
 	}
 	if passthrough {
@@ -276,59 +275,3 @@ func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, b
 	}
 	return n, nil, nil
 }
-
-// serveRecovered calls the backend's upstream handler, turning the panic
-// reverse_proxy raises when copying a response fails into an error.
-func serveRecovered(b *Backend, w http.ResponseWriter, r *http.Request) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			if v != http.ErrAbortHandler {
-				panic(v)
-			}
-			err = fmt.Errorf("the backend connection failed")
-		}
-	}()
-	err = b.upstream.ServeHTTP(w, r, nopNext)
-	if err == nil && w.(*countRecorder).status == 0 {
-		err = fmt.Errorf("the upstream handler wrote no response")
-	}
-	return err
-}
-
-// countRecorder keeps the backend's answer to a counting call: a small JSON
-// body, read whole.
-type countRecorder struct {
-	header    http.Header
-	status    int
-	body      bytes.Buffer
-	truncated bool
-}
-
-func (c *countRecorder) Header() http.Header { return c.header }
-
-func (c *countRecorder) WriteHeader(status int) {
-	if c.status == 0 && status >= 200 {
-		c.status = status
-	}
-}
-
-func (c *countRecorder) Write(p []byte) (int, error) {
-	if c.status == 0 {
-		c.status = http.StatusOK
-	}
-	if room := countResponseLimit - c.body.Len(); len(p) > room {
-		c.body.Write(p[:max(room, 0)])
-		c.truncated = true
-		return len(p), nil
-	}
-	return c.body.Write(p)
-}
-
-// Flush implements http.Flusher; the answer is kept whole anyway.
-func (c *countRecorder) Flush() {}
-
-// Interface guards.
-var (
-	_ http.ResponseWriter = (*countRecorder)(nil)
-	_ http.Flusher        = (*countRecorder)(nil)
-)

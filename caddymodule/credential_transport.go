@@ -45,7 +45,8 @@ type credentialTransport struct {
 // never holds the key.
 func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	cred, _ := req.Context().Value(credentialCtxKey{}).(http.Header)
-	if len(cred) == 0 {
+	_, conv := req.Header[ConversationHeader]
+	if len(cred) == 0 && !conv {
 		return t.next.RoundTrip(req)
 	}
 	out := new(http.Request)
@@ -54,6 +55,9 @@ func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	if out.Header == nil {
 		out.Header = make(http.Header, len(cred))
 	}
+	// The conversation key was for reverse_proxy's load balancing
+	// (conversation_key.go); the backend has no use for it.
+	delete(out.Header, ConversationHeader)
 	for k, v := range cred {
 		if _, set := out.Header[k]; !set {
 			out.Header[k] = v

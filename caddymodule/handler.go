@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
@@ -39,6 +40,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return next.ServeHTTP(w, r)
 	}
+	// The record learns what the request did and publishes it at the end:
+	// metrics, access-log fields, placeholders (exchange_record.go).
+	x := l.beginExchange(w, r, ep.protocol)
+	w = x
+	q := &chatRequest{x: x} // filled in once the request is routed
+	defer func() { x.end(q.rw, q.dropped, r.Context().Err() != nil) }()
 
 	body, e := l.readBody(r)
 	if e != nil {
@@ -65,13 +72,68 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	b := route.backend
-	backendModel := model
-	if route.Rename != "" {
-		backendModel = route.Rename
+	q.ep, q.client, q.body, q.model, q.pathModel, q.pattern = ep, client, body, model, pathModel, route.Match
+	q.streamMember = top.Stream.Type == gjson.True
+	t := routeTarget{backend: route.backend, rename: route.Rename}
+	if len(route.When) > 0 {
+		// A condition may pick another backend (route_conditions.go); it
+		// then serves alone, without the route's fallbacks.
+		t.backend, t.rename, q.ir = l.applyConditions(route, ep.protocol, client, r.Header, body, model)
 	}
-	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
-		return l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
+	q.conversation = newConversation(ep.protocol, r.Header, &top, body) // conversation_key.go
+	if len(route.Fallbacks) > 0 && t.backend == route.backend && t.rename == route.Rename {
+		return l.serveChain(w, r, q, route) // fallback.go
+	}
+	_, err = l.serveBackend(w, r, q, t, false)
+	return err
+}
+
+// chatRequest is a client's chat request as read and routed, before it is
+// rewritten for a backend.
+type chatRequest struct {
+	ep           clientEndpoint
+	client       translate.Codec
+	body         []byte // the client's body; never modified, so each attempt starts from it
+	streamMember bool   // the body's stream member is true
+	model        string // the model the client asked for
+	pathModel    string // the model named in the path (Gemini), or ""
+	pattern      string // the pattern of the route that matched, the metrics' model label
+	// ir is the request decoded early for a route condition, or nil. The
+	// first attempt's translation takes it over (and changes it), so it
+	// is cleared then: a later attempt decodes body afresh.
+	ir           *translate.Request
+	conversation *conversation // the conversation key (conversation_key.go)
+
+	// What the exchange record publishes at the end (exchange_record.go):
+	// the response writer of the attempt that answered (nil when no
+	// backend was asked) and the fields its translation left out.
+	x       *exchangeRecord
+	rw      *responseWriter
+	dropped []string
+}
+
+// routeTarget is one backend a request may go to, with the model name to
+// ask it for ("" keeps the client's).
+type routeTarget struct {
+	backend *Backend
+	rename  string
+}
+
+// serveBackend sends the request to one backend and answers the client.
+// When canFallBack is set and the attempt fails before the client received
+// anything, in a way another backend may not (fallback_gate.go), nothing is
+// written and the failure is returned for the next backend of the chain.
+func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatRequest, t routeTarget, canFallBack bool) (failure *attemptFailure, err error) {
+	ep, client, body, model, pathModel := q.ep, q.client, q.body, q.model, q.pathModel
+	b := t.backend
+	backendModel := model
+	if t.rename != "" {
+		backendModel = t.rename
+	}
+	q.x.route(b, q.pattern, model, backendModel)
+	q.rw = nil
+	if te := checkBackendModel(b, backendModel, t.rename != ""); te != nil {
+		return nil, l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 	}
 
 	// Every answer from here on goes through the scrubber: no key, the
@@ -79,6 +141,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	rw := newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
+	rw.hold.possible = canFallBack
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
 	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil
@@ -101,29 +164,38 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		if pathModel != "" {
 			bodyBackendModel = model // the model is in the path: renamed there, not in the body
 		}
+		var te *translate.Error
 		body, te = passthroughBody(body, model, bodyBackendModel, b.MaxTokens)
-		rw.wantStream = top.Stream.Type == gjson.True
+		if te != nil {
+			return nil, l.reject(w, client, te)
+		}
+		rw.wantStream = q.streamMember
 		if urlStream != nil {
 			rw.wantStream = *urlStream
 		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
 	} else {
-		body, rw.clientReq, te = l.translateRequest(client, b, body, model, backendModel, urlStream)
-		if rw.clientReq != nil {
-			rw.wantStream = rw.clientReq.Stream
+		var te *translate.Error
+		ir := q.ir
+		q.ir = nil // taken over by this attempt's translation
+		body, rw.clientReq, te = l.translateRequest(client, b, body, ir, model, backendModel, urlStream)
+		if te != nil {
+			return nil, l.reject(w, client, te) // no backend was asked: q.rw stays nil
 		}
-	}
-	if te != nil {
-		return l.reject(w, client, te)
+		rw.wantStream = rw.clientReq.Stream
 	}
 	sw.stream = rw.wantStream
-	// GenAI attributes on the tracing handler's span (tracing.go); nil
-	// when the request is not traced.
+	q.rw, q.dropped = rw, rw.clientReq.Dropped
+	q.x.streaming(rw.wantStream)
+	// GenAI attributes on the tracing handler's span and a span for this
+	// attempt (tracing.go); nil when the request is not traced. Only the
+	// attempt that answers puts its response on the request's span.
 	rw.trace = startTrace(r, ep.protocol, b, rw.clientReq, backendModel, rw.passthrough, body)
-	defer rw.trace.end(rw)
+	defer func() { rw.trace.end(rw, failure == nil) }()
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
+	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
 
 	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
 		c.Write(
@@ -136,13 +208,6 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 			zap.Bool("passthrough", rw.passthrough),
 		)
 	}
-	extra, _ := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
-	if extra != nil {
-		extra.Set(zap.String("louter_client", string(ep.protocol)))
-		extra.Set(zap.String("louter_backend", b.name))
-		extra.Set(zap.String("louter_model", model))
-	}
-
 	defer func() {
 		v := recover()
 		if v == nil {
@@ -158,9 +223,15 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		// louter ends the response properly instead — an error event in
 		// the client's protocol, or an error response when nothing was sent
 		// yet — and returns normally.
+		if v == http.ErrAbortHandler && r.Context().Err() == nil && canFallBack {
+			if reason, status := rw.failedBeforeContent(errors.New("the backend connection failed")); reason != "" {
+				failure, err = &attemptFailure{reason: reason, status: status}, nil
+				return // nothing reached the client: the next backend takes over
+			}
+		}
 		if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
 			l.logger.Warn("backend connection failed during the response", zap.String("backend", b.name), zap.String("model", model))
-			logUsage(extra, rw)
+			q.x.aborted = true
 			sw.close()
 			err = nil
 			return
@@ -174,11 +245,17 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	}
 	ur = rw.trace.startAttempt(ur, b, backendModel)
 	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
+	if canFallBack && r.Context().Err() == nil { // a client that has gone is not served by another backend either
+		if reason, status := rw.failedBeforeContent(uerr); reason != "" {
+			return &attemptFailure{reason: reason, status: status, retryAfter: retryAfter(rw.header, time.Now())}, nil
+		}
+	}
 	if te := rw.timedOut(); te != nil && rw.mode == modeUnset {
 		// first_byte_timeout: nothing reached the client, which gets an
 		// error status in its protocol.
 		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", model), zap.String("error", te.Message))
-		return l.reject(w, client, te)
+		q.x.upstreamKind = upstreamFirstByteTimeout
+		return nil, l.reject(w, client, te)
 	}
 	if rw.mode == modeUnset {
 		// Nothing was written: the backend could not be reached (the
@@ -193,17 +270,19 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		if c := l.logger.Check(lvl, "backend request failed"); c != nil {
 			c.Write(zap.String("backend", b.name), zap.String("model", model), zap.Error(uerr))
 		}
+		if r.Context().Err() == nil {
+			q.x.upstreamKind = upstreamUnreachable
+		}
 		_ = l.reject(sw, client, upstreamError(uerr, b.name))
 		sw.close()
-		return nil
+		return nil, nil
 	}
 	rw.finish()
 	sw.close()
 	if uerr != nil {
 		l.logger.Warn("upstream handler reported an error after responding", zap.String("backend", b.name), zap.Error(uerr))
 	}
-	logUsage(extra, rw)
-	return nil
+	return nil, nil
 }
 
 // reject answers with an error in the client's protocol. A client that has
@@ -220,11 +299,14 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 // backend, applying the rename and the max_tokens cap. It also returns the
 // client's request as the client-side encoders need it: with the model name
 // the client asked for. urlStream, when set, is whether to stream as the
-// URL says (Gemini), which the body cannot tell.
-func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
-	ir, err := client.DecodeRequest(body)
-	if err != nil {
-		return nil, nil, asError(err, http.StatusBadRequest)
+// URL says (Gemini), which the body cannot tell. ir, when not nil, is body
+// already decoded for a route condition, used instead of decoding again.
+func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, ir *translate.Request, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
+	if ir == nil {
+		var err error
+		if ir, err = client.DecodeRequest(body); err != nil {
+			return nil, nil, asError(err, http.StatusBadRequest)
+		}
 	}
 	if urlStream != nil {
 		ir.Stream = *urlStream
@@ -251,17 +333,10 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	}
 	clientReq := *ir
 	clientReq.Model = clientModel
+	// What decoding and encoding left out, for the exchange record.
+	clientReq.Dropped = enc.Dropped
 	clientReq.InputTokensEstimate = inputTokensEstimate(client.Protocol(), b, ir) // usage_estimate.go
 	return out, &clientReq, nil
-}
-
-// logUsage adds the token counts the response reported to the access log.
-func logUsage(extra *caddyhttp.ExtraLogFields, rw *responseWriter) {
-	if extra == nil || !rw.hasUsage {
-		return
-	}
-	extra.Set(zap.Int("louter_input_tokens", rw.usage.InputTokens))
-	extra.Set(zap.Int("louter_output_tokens", rw.usage.OutputTokens))
 }
 
 // readBody reads the request body, refusing more than max_request_body

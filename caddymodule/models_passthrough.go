@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
@@ -55,10 +54,9 @@ func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, erro
 	req.URL.RawQuery = backendListQuery[b.Protocol]
 	req.RequestURI = req.URL.RequestURI()
 
-	cw := &captureWriter{header: http.Header{}}
-	err := b.upstream.ServeHTTP(cw, b.attachCredential(req, cred), nopNext)
+	cw, err := callBackend(b, b.attachCredential(req, cred), maxBackendListBytes)
 	switch {
-	case cw.status == 0 && err != nil:
+	case err != nil:
 		return nil, err
 	case cw.status != http.StatusOK:
 		// The body is not logged: an error body may echo the key.
@@ -89,34 +87,6 @@ func parseModelList(p translate.Protocol, body []byte) ([]string, error) {
 	return ids, nil
 }
 
-// captureWriter keeps a response in memory, up to maxBackendListBytes.
-type captureWriter struct {
-	header   http.Header
-	status   int
-	body     bytes.Buffer
-	overflow bool
-}
-
-func (c *captureWriter) Header() http.Header { return c.header }
-
-func (c *captureWriter) WriteHeader(status int) {
-	if c.status == 0 && status >= 200 { // 1xx interim answers do not count
-		c.status = status
-	}
-}
-
-func (c *captureWriter) Write(p []byte) (int, error) {
-	c.WriteHeader(http.StatusOK)
-	if c.body.Len()+len(p) > maxBackendListBytes {
-		c.overflow = true
-		return len(p), nil // read on; the answer is refused as a whole
-	}
-	return c.body.Write(p)
-}
-
-// Flush lets reverse_proxy flush; there is nothing to flush to.
-func (c *captureWriter) Flush() {}
-
 // validateListing checks the listing settings: list_models values, and
 // that each name a route lists matches the route's own pattern.
 func (l *Louter) validateListing() []error {
@@ -135,6 +105,3 @@ func (l *Louter) validateListing() []error {
 	}
 	return errs
 }
-
-// Interface guard
-var _ http.Flusher = (*captureWriter)(nil)

@@ -38,18 +38,27 @@ const defaultMaxRequestBody = 32 << 20
 // API call goes to the next handler unchanged (surface.go says which are).
 //
 // For each request it reads the model, finds the first matching model route,
-// and sends the request to that route's backend through the backend's
-// upstream handler (a stock reverse_proxy). When the client and the backend
+// and sends the request to that route's backend (or to the backend of the
+// route's first condition on the request's content that holds) through the
+// backend's upstream handler (a stock reverse_proxy). The request carries
+// its conversation key in the X-Louter-Conversation header, for lb_policy
+// header, and in the {http.louter.conversation} placeholder. When the client and the backend
 // speak the same protocol, request and response bytes pass through
 // untouched, except for the model rename and the max_tokens cap. Otherwise
 // the request, the response, errors and streams are translated. Errors
 // louter raises itself (no route, body too large, backend unreachable) are
-// written in the client's protocol.
+// written in the client's protocol. A route may name fallback backends,
+// tried in turn when the ones before fail before the client received any
+// content (fallback.go).
 //
-// Each request's client protocol, backend and model are added to the
-// access log (louter_client, louter_backend, louter_model), with the token
-// counts when the response reported them (louter_input_tokens,
-// louter_output_tokens).
+// Each generation request is counted in louter_* Prometheus metrics in
+// Caddy's metrics registry, adds louter_* fields to the access log
+// (client protocol, backend, models, stream, outcome, tokens of each kind,
+// time to first token, stop reason, dropped fields) and answers the same
+// values as {http.louter.*} placeholders (exchange_record.go, metrics.go;
+// the README's "Operating louter" lists them), and the access log
+// names the number of backends tried when a fallback was needed
+// (louter_attempts).
 type Louter struct {
 	// The backends requests can be sent to, by name.
 	Backends map[string]*Backend `json:"backends,omitempty"`
@@ -85,10 +94,16 @@ type Louter struct {
 	// line) before louter cancels the upstream request and answers 504 in
 	// the client's protocol. A non-streaming response begins only when it
 	// is complete, so this bounds whole answers too. Default: off (zero or
-	// negative).
+	// negative). When a model route has fallbacks and another backend may
+	// still take over, the limit also runs until a stream's first content
+	// event, and a backend that passes it is left for the next one.
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
-	logger *zap.Logger
+	logger  *zap.Logger
+	metrics *louterMetrics // metrics.go
+	// cooldowns skips backends of fallback chains that rate-limited or
+	// kept failing (fallback_cooldown.go).
+	cooldowns *cooldowns
 }
 
 // CaddyModule returns the Caddy module information.
@@ -107,6 +122,11 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		l.MaxRequestBody = defaultMaxRequestBody
 	}
 	l.provisionStreamTimers()
+	m, err := registerMetrics(ctx.GetMetricsRegistry())
+	if err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	l.metrics = m
 
 	repl := caddy.NewReplacer()
 	for name, b := range l.Backends {
@@ -142,6 +162,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		}
 		b.upstream = h
 		b.credentialTransport = wrapTransport(mod)
+		b.conversationHeader = hashesConversation(mod) // conversation_key.go
 		if !b.credentialTransport {
 			l.logger.Warn("the upstream handler is not a reverse_proxy: the backend's key is set on the request, where the handler's own logs can see it", zap.String("backend", name))
 		}
@@ -150,6 +171,8 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	for i := range l.Models {
 		l.Models[i].backend = l.Backends[l.Models[i].Backend]
 	}
+	l.provisionFallbacks()  // fallback.go
+	l.provisionConditions() // route_conditions.go
 	l.warnUnsetKeys()
 	return nil
 }
@@ -209,7 +232,8 @@ func (l *Louter) Validate() error {
 			}
 		}
 	}
-	errs = append(errs, l.validateListing()...) // models_passthrough.go
+	errs = append(errs, l.validateListing()...)    // models_passthrough.go
+	errs = append(errs, l.validateConditions()...) // route_conditions.go
 	for i, m := range l.Models {
 		if m.Match == "" {
 			errs = append(errs, fmt.Errorf("model route %d: empty match pattern", i))
@@ -217,6 +241,7 @@ func (l *Louter) Validate() error {
 		if m.backend == nil {
 			errs = append(errs, fmt.Errorf("model route %d (%q): unknown backend %q", i, m.Match, m.Backend))
 		}
+		errs = append(errs, m.validateFallbacks(i)...) // fallback.go
 	}
 	return errors.Join(errs...)
 }

@@ -82,6 +82,15 @@ type responseWriter struct {
 	usage    translate.Usage
 	hasUsage bool
 
+	// What the exchange record (exchange_record.go) reports: when the
+	// first content went to a streaming client, the stop reason, and
+	// whether the backend's answer was undecodable or its stream failed.
+	firstContent time.Time
+	stop         translate.StopReason
+	badResponse  bool
+	streamFailed bool
+	passCopy     passUsageCopy // a passthrough JSON answer, for its usage (pass_usage.go)
+
 	// pass watches a passthrough stream (modePassSSE); passArray says the
 	// client asked Gemini for a stream as a JSON array, which is watched
 	// too; passEnded is set once the error event that ends a broken
@@ -98,6 +107,10 @@ type responseWriter struct {
 	// fired, which ends the response.
 	timers  *streamTimers
 	timeout *translate.Error
+
+	// hold keeps an attempt of a fallback chain undecided until its
+	// first content event (fallback_gate.go).
+	hold fallbackHold
 
 	// trace, when set, is the request's tracing span (tracing.go).
 	trace *requestTrace
@@ -148,9 +161,11 @@ func (rw *responseWriter) writeHeader(status int) {
 			// The watcher may end the body with an error event of its
 			// own, which a declared length would not allow.
 			rw.header.Del("Content-Length")
-		} else {
-			rw.mode = modePass
+			rw.commitOrHold(status)
+			return
 		}
+		rw.mode = modePass
+		rw.startPassUsage(status) // pass_usage.go
 		rw.commit(status)
 		return
 	}
@@ -164,7 +179,7 @@ func (rw *responseWriter) writeHeader(status int) {
 		rw.tc.Observe = rw.observe
 		stripEntityHeaders(rw.header)
 		rw.setClientStreamHeaders()
-		rw.commit(status)
+		rw.commitOrHold(status)
 	case sse:
 		rw.mode = modeStreamToJSON
 		rw.acc = new(translate.Accumulator)
@@ -197,12 +212,17 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modeUnset:
 		return len(p), nil // a timeout fired; the client is answered apart
 	case modePass:
+		rw.copyPassUsage(p)
 		return rw.writeClient(p)
 	case modePassSSE:
 		// The bytes pass as they are, but whole events at a time: the
 		// rest of a write waits for the next one.
-		if out := rw.pass.Write(p); len(out) > 0 {
-			rw.trace.chunk() // the first event forwarded
+		out := rw.pass.Write(p)
+		if rw.hold.active {
+			return rw.holdWrite(p, out, rw.pass.Failure())
+		}
+		if len(out) > 0 {
+			rw.contentSent()
 			if _, err := rw.writeClient(out); err != nil {
 				return 0, err
 			}
@@ -213,7 +233,11 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modePassError:
 		return rw.bufferPassError(p)
 	case modeStream:
-		if out := rw.tc.Write(p); len(out) > 0 {
+		out := rw.tc.Write(p)
+		if rw.hold.active {
+			return rw.holdWrite(p, out, nil)
+		}
+		if len(out) > 0 {
 			if _, err := rw.writeClient(out); err != nil {
 				return 0, err
 			}
@@ -289,8 +313,21 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	if ev.Usage != nil {
 		rw.usage, rw.hasUsage = *ev.Usage, true
 	}
+	switch {
+	case ev.Type == translate.EventBlockStart || ev.Type == translate.EventBlockDelta:
+		if rw.mode == modeStream {
+			rw.contentSent() // the encoder's output for it is written right after
+		}
+	case ev.Stop != "":
+		rw.stop = ev.Stop
+	case ev.Type == translate.EventError:
+		rw.streamFailed = true
+	}
 	if rw.acc != nil {
 		rw.acc.Add(ev)
+	}
+	if rw.hold.possible {
+		rw.hold.seeEvent(ev)
 	}
 	rw.trace.observe(ev)
 }
@@ -309,8 +346,10 @@ func (rw *responseWriter) finishLocked() {
 		return
 	}
 	rw.finished = true
+	_ = rw.release() // a held stream that is not left for another backend goes on
 	switch rw.mode {
 	case modePass:
+		rw.readPassUsage()
 		rw.copyTrailers()
 	case modePassSSE:
 		tail, e := rw.pass.Close()
@@ -355,12 +394,13 @@ func (rw *responseWriter) finishLocked() {
 		resp, err := rw.backend.codec.DecodeResponse(rw.buf)
 		if err != nil {
 			// The error may quote the body, which may echo the key.
+			rw.badResponse = true
 			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.String("error", scrubString(err.Error(), []string{rw.backend.apiKey})))
 			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
 			return
 		}
 		resp = rw.applyDialect(resp)
-		rw.usage, rw.hasUsage = resp.Usage, true
+		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
 		rw.trace.response(resp)
 		if rw.mode == modeJSONToStream {
 			rw.respondStream(resp)
@@ -390,6 +430,7 @@ func (rw *responseWriter) abort() bool {
 	if rw.finished || rw.clientErr != nil {
 		return false
 	}
+	_ = rw.release()
 	midStream := &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed mid-stream"}
 	incomplete := &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed before the response was complete"}
 	if rw.timeout != nil {
@@ -437,14 +478,19 @@ func (rw *responseWriter) endPass(e *translate.Error) {
 		return
 	}
 	rw.passEnded = true
+	rw.streamFailed = true
 	rw.logger.Warn("the backend's stream ended badly", zap.String("backend", rw.backend.name), zap.String("error", e.Message))
 	rw.writeEnd(rw.pass.End(rw.client.NewStreamEncoder(rw.clientReq), e))
 }
 
-// passUsage takes the usage a passthrough stream reported.
+// passUsage takes the usage a passthrough stream reported, and whether it
+// ended with the backend's error.
 func (rw *responseWriter) passUsage() {
 	if u, ok := rw.pass.Usage(); ok {
 		rw.usage, rw.hasUsage = u, true
+	}
+	if rw.pass.Errored() {
+		rw.streamFailed = true
 	}
 }
 
@@ -481,6 +527,7 @@ func (rw *responseWriter) respondResponse(resp *translate.Response) {
 	body, err := rw.client.EncodeResponse(resp, rw.clientReq)
 	if err != nil {
 		rw.logger.Error("cannot encode the response for the client", zap.String("backend", rw.backend.name), zap.Error(err))
+		rw.badResponse = true
 		rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be translated: "+err.Error()))
 		return
 	}
@@ -508,6 +555,7 @@ func (rw *responseWriter) respondStream(resp *translate.Response) {
 	stripEntityHeaders(rw.header)
 	rw.setClientStreamHeaders()
 	rw.commit(http.StatusOK)
+	rw.contentSent()
 	rw.writeEnd(rw.out.Bytes())
 }
 

@@ -116,12 +116,11 @@ func (t *streamTimers) fire() {
 		return
 	}
 	now := time.Now()
-	if rw.mode == modeUnset {
-		if t.firstByte > 0 && now.Sub(t.start) >= t.firstByte {
-			t.expire(firstByteTimeoutError(t.firstByte))
-			return
-		}
-	} else if t.idle > 0 && now.Sub(t.lastBackend) >= t.idle {
+	if rw.awaitingFirstByte() && t.firstByte > 0 && now.Sub(t.start) >= t.firstByte {
+		t.expire(firstByteTimeoutError(t.firstByte))
+		return
+	}
+	if rw.mode != modeUnset && t.idle > 0 && now.Sub(t.lastBackend) >= t.idle {
 		t.expire(idleTimeoutError(t.idle))
 		return
 	}
@@ -153,11 +152,10 @@ func (t *streamTimers) next(now time.Time) (d time.Duration, ok bool) {
 			at = d
 		}
 	}
-	if t.rw.mode == modeUnset {
-		if t.firstByte > 0 {
-			earliest(t.start.Add(t.firstByte))
-		}
-	} else if t.idle > 0 {
+	if t.rw.awaitingFirstByte() && t.firstByte > 0 {
+		earliest(t.start.Add(t.firstByte))
+	}
+	if t.rw.mode != modeUnset && t.idle > 0 {
 		earliest(t.lastBackend.Add(t.idle))
 	}
 	if t.interval > 0 {
@@ -169,6 +167,13 @@ func (t *streamTimers) next(now time.Time) (d time.Duration, ok bool) {
 		return 0, false
 	}
 	return max(at.Sub(now), time.Millisecond), true
+}
+
+// awaitingFirstByte reports whether first_byte_timeout still applies: the
+// backend has not answered, or its stream is held for a fallback and has
+// sent no content yet (fallback_gate.go). rw.mu is held.
+func (rw *responseWriter) awaitingFirstByte() bool {
+	return rw.mode == modeUnset || rw.hold.active
 }
 
 // backendActive notes that the backend sent something; rw.mu is held.

@@ -31,43 +31,38 @@ const (
 // eventFirstChunk is the name of the span event at the first token.
 const eventFirstChunk = "gen_ai.first_chunk"
 
-// requestTrace puts one request on the span Caddy's tracing handler opened
-// for it: the OpenTelemetry GenAI semantic-convention attributes, a client
-// span per backend attempt, and an event at the first token. It exists only
-// while the span records (startTrace returns nil otherwise), and every
-// method accepts a nil receiver, so a server without tracing pays one nil
-// check per hook and nothing per stream event beyond it.
+// requestTrace puts one backend attempt of a request on the span Caddy's
+// tracing handler opened for it: the OpenTelemetry GenAI semantic-convention
+// attributes, a client span for the attempt, and an event at the first
+// token. It exists only while the span records (startTrace returns nil
+// otherwise), and every method accepts a nil receiver, so a server without
+// tracing pays one nil check per hook and nothing else.
 //
-// Its fields are written from the response writer, under the writer's
-// mutex, and read by end once the upstream handler has returned.
+// The response writer keeps most of what the attributes report (usage,
+// stop reason, when the first content went out); the trace keeps the
+// response's id and model, written under the writer's mutex and read by
+// end once the upstream handler has returned.
 type requestTrace struct {
 	span    trace.Span // the request's span, from Caddy's tracing handler
-	attempt trace.Span // the backend attempt in flight, or nil
-	// attrs are the request's attributes, set on its span with the
-	// response's at the end: one SetAttributes call, which the SDK pays
-	// for by growing the span's attribute slice.
-	attrs []attribute.KeyValue
+	attempt trace.Span // the backend attempt's span, or nil
 
-	attemptStart time.Time
-	firstChunk   time.Duration // from attemptStart; 0: no chunk yet
-
+	attemptStart      time.Time
 	respID, respModel string
-	stop              translate.StopReason
-	streamErr         translate.ErrorKind // an error event ended the stream
 }
 
 // startTrace sets the request's attributes on its span and returns the
 // trace, or nil when the request has no recording span (no tracing
-// handler, or a trace that is not sampled). req is the request as the
-// backend gets it, with the client's model name; for a passthrough request
-// it carries only the model and the stream flag, and the parameters are
-// read from the body sent to the backend.
+// handler, or a trace that is not sampled). Each attempt of a fallback
+// chain sets them again, so the span names the last backend asked. req is
+// the request with the client's model name; for a passthrough request it
+// carries only the model and the stream flag, and the parameters are read
+// from body, the body sent to the backend.
 func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *translate.Request, backendModel string, passthrough bool, body []byte) *requestTrace {
 	span := trace.SpanFromContext(r.Context())
 	if !span.IsRecording() {
 		return nil
 	}
-	attrs := make([]attribute.KeyValue, 0, 24) // room for the response's
+	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs,
 		semconv.GenAIOperationNameChat,
 		providerName(b.Protocol),
@@ -83,7 +78,8 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 	} else {
 		attrs = appendRequestParams(attrs, req)
 	}
-	return &requestTrace{span: span, attrs: attrs}
+	span.SetAttributes(attrs...)
+	return &requestTrace{span: span}
 }
 
 // providerName is gen_ai.provider.name for a backend protocol: the
@@ -154,17 +150,15 @@ func appendBodyParams(attrs []attribute.KeyValue, p translate.Protocol, body []b
 	return attrs
 }
 
-// startAttempt opens the client span of one backend attempt, named as the
-// GenAI conventions name an inference span ("chat {model}"), and returns
-// the request carrying it. An attempt still open is ended first: each
-// attempt has its own span. When the client's request carried a W3C
-// traceparent (Caddy's tracing handler sets one), it is replaced by the
-// attempt's, so a traced backend continues the trace under the attempt.
+// startAttempt opens the attempt's client span, named as the GenAI
+// conventions name an inference span ("chat {model}"), and returns the
+// request carrying it. When the client's request carried a W3C traceparent
+// (Caddy's tracing handler sets one), it is replaced by the attempt's, so
+// a traced backend continues the trace under the attempt.
 func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel string) *http.Request {
 	if t == nil {
 		return r
 	}
-	t.endAttempt(nil)
 	ctx, span := t.span.TracerProvider().Tracer(tracerName).Start(r.Context(), "chat "+backendModel,
 		trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(
@@ -174,83 +168,63 @@ func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel st
 			attrBackend.String(b.name),
 		))
 	t.attempt, t.attemptStart = span, time.Now()
-	t.firstChunk, t.respID, t.respModel, t.stop, t.streamErr = 0, "", "", "", ""
 	if r.Header.Get("Traceparent") != "" {
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
 	}
 	return r.WithContext(ctx)
 }
 
-// observe looks at one stream event of a translated response. It records
-// the first token (the first content delta), the response's id and model,
-// and how the stream ended. It allocates only at the first token.
+// observe looks at one stream event of a translated response for the
+// response's id and model.
 func (t *requestTrace) observe(ev *translate.Event) {
-	if t == nil {
-		return
-	}
-	switch ev.Type {
-	case translate.EventMessageStart:
+	if t != nil && ev.Type == translate.EventMessageStart {
 		t.respID, t.respModel = ev.ID, ev.Model
-	case translate.EventBlockStart, translate.EventBlockDelta:
-		t.chunk()
-	case translate.EventMessageStop:
-		t.stop = ev.Stop
-	case translate.EventError:
-		if ev.Err != nil {
-			t.streamErr = ev.Err.Kind
-		}
 	}
 }
 
-// chunk marks the first chunk of the answer, once: the first content of a
-// translated stream, or the first event a passthrough stream forwards.
-func (t *requestTrace) chunk() {
-	if t == nil || t.firstChunk != 0 || t.attempt == nil {
-		return
-	}
-	t.firstChunk = max(time.Since(t.attemptStart), 1)
-	t.attempt.AddEvent(eventFirstChunk)
-}
-
-// response takes the id, model and stop reason of a complete (JSON)
-// response.
+// response takes the id and model of a complete (JSON) response.
 func (t *requestTrace) response(resp *translate.Response) {
-	if t == nil {
-		return
+	if t != nil {
+		t.respID, t.respModel = resp.ID, resp.Model
 	}
-	t.respID, t.respModel, t.stop = resp.ID, resp.Model, resp.StopReason
 }
 
-// endAttempt ends the attempt in flight with its outcome: the backend's
-// status, or why there was none. The response's attributes go on the
-// request's span only: the answer is the last attempt's, and every
-// attribute is paid for again when the spans are exported. rw is nil when
-// a new attempt replaces this one before its outcome is known.
-func (t *requestTrace) endAttempt(rw *responseWriter) {
-	if t.attempt == nil {
+// end closes the attempt once the upstream handler has returned: its span
+// ends with the backend's status, or why there was none, and the first
+// token's event, stamped when the first content went to the client. When
+// the attempt answered the client (final; not one a fallback chain moves
+// on from), the response's attributes go on the request's span, whose end
+// is Caddy's. They go there only: every attribute is paid for again when
+// the spans are exported.
+func (t *requestTrace) end(rw *responseWriter, final bool) {
+	if t == nil || t.attempt == nil {
 		return
 	}
 	span := t.attempt
 	t.attempt = nil
-	if rw != nil {
-		var attrs [2]attribute.KeyValue
-		n := 0
-		if rw.status != 0 {
-			attrs[n] = semconv.HTTPResponseStatusCode(rw.status)
-			n++
-		}
-		if et := attemptErrorType(rw, t.streamErr); et != "" {
-			attrs[n] = semconv.ErrorTypeKey.String(et)
-			n++
-			span.SetStatus(codes.Error, et)
-		}
-		span.SetAttributes(attrs[:n]...)
+	var attrs [2]attribute.KeyValue
+	n := 0
+	if rw.status != 0 {
+		attrs[n] = semconv.HTTPResponseStatusCode(rw.status)
+		n++
+	}
+	if et := attemptErrorType(rw); et != "" {
+		attrs[n] = semconv.ErrorTypeKey.String(et)
+		n++
+		span.SetStatus(codes.Error, et)
+	}
+	span.SetAttributes(attrs[:n]...)
+	if !rw.firstContent.IsZero() {
+		span.AddEvent(eventFirstChunk, trace.WithTimestamp(rw.firstContent))
 	}
 	span.End()
+	if final {
+		t.span.SetAttributes(t.responseAttrs(rw)...)
+	}
 }
 
 // attemptErrorType is error.type for an attempt: "" for a success.
-func attemptErrorType(rw *responseWriter, streamErr translate.ErrorKind) string {
+func attemptErrorType(rw *responseWriter) string {
 	switch {
 	case rw.timeout != nil:
 		return "timeout"
@@ -258,25 +232,26 @@ func attemptErrorType(rw *responseWriter, streamErr translate.ErrorKind) string 
 		return "no_response" // the backend could not be reached
 	case rw.status >= 400:
 		return strconv.Itoa(rw.status)
-	case streamErr != "":
-		return string(streamErr)
+	case rw.streamFailed:
+		return "stream_error" // the stream ended with an error or was cut
 	}
 	return ""
 }
 
-// appendResponseAttrs appends the response's attributes.
-func (t *requestTrace) appendResponseAttrs(attrs []attribute.KeyValue, rw *responseWriter) []attribute.KeyValue {
+// responseAttrs are the response's attributes.
+func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 10)
 	if t.respID != "" {
 		attrs = append(attrs, semconv.GenAIResponseID(t.respID))
 	}
 	if t.respModel != "" {
 		attrs = append(attrs, semconv.GenAIResponseModel(t.respModel))
 	}
-	if t.stop != "" {
-		attrs = append(attrs, semconv.GenAIResponseFinishReasons(string(t.stop)))
+	if rw.stop != "" {
+		attrs = append(attrs, semconv.GenAIResponseFinishReasons(string(rw.stop)))
 	}
-	if t.firstChunk > 0 {
-		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(t.firstChunk.Seconds()))
+	if !rw.firstContent.IsZero() {
+		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(rw.firstContent.Sub(t.attemptStart).Seconds()))
 	}
 	if rw.hasUsage {
 		u := rw.usage
@@ -295,15 +270,4 @@ func (t *requestTrace) appendResponseAttrs(attrs []attribute.KeyValue, rw *respo
 		}
 	}
 	return attrs
-}
-
-// end closes the trace once the response is complete: the attempt's span
-// ends, and the request's span gets the response attributes. The
-// request's span itself is Caddy's, which ends it.
-func (t *requestTrace) end(rw *responseWriter) {
-	if t == nil {
-		return
-	}
-	t.endAttempt(rw)
-	t.span.SetAttributes(t.appendResponseAttrs(t.attrs, rw)...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -129,10 +130,9 @@ func TestTracingOffWithoutRecordingSpan(t *testing.T) {
 			if got := tr.startAttempt(r, &Backend{}, "m"); got != r {
 				t.Error("startAttempt changed the request")
 			}
-			tr.observe(&translate.Event{Type: translate.EventBlockDelta})
-			tr.chunk()
+			tr.observe(&translate.Event{Type: translate.EventMessageStart})
 			tr.response(&translate.Response{})
-			tr.end(&responseWriter{})
+			tr.end(&responseWriter{}, true)
 		})
 	}
 }
@@ -165,8 +165,7 @@ func TestTracingBodyParams(t *testing.T) {
 	}
 }
 
-// A traced stream allocates nothing per event once its first chunk is
-// marked.
+// A traced stream allocates nothing per event.
 func TestTracingObserveAllocs(t *testing.T) {
 	r, _, _ := tracedRequest(newRequest("POST", "/v1/messages", "{}"))
 	tr := startTrace(r, translate.ProtocolAnthropic, &Backend{Protocol: translate.ProtocolOpenAIChat}, &translate.Request{Model: "m"}, "m", false, nil)
@@ -231,7 +230,7 @@ func BenchmarkTracingHooks(b *testing.B) {
 		events = append(events, translate.Event{Type: translate.EventBlockDelta, Block: translate.BlockText, Text: "word "})
 	}
 	events = append(events, translate.Event{Type: translate.EventBlockStop}, translate.Event{Type: translate.EventMessageStop, Stop: translate.StopToolUse})
-	rw := &responseWriter{status: 200, mode: modeStream, hasUsage: true, usage: translate.Usage{InputTokens: 10, OutputTokens: 210}}
+	rw := &responseWriter{status: 200, mode: modeStream, hasUsage: true, usage: translate.Usage{InputTokens: 10, OutputTokens: 210}, stop: translate.StopToolUse, firstContent: time.Now()}
 	for _, hooks := range []bool{false, true} {
 		name := "span"
 		if hooks {
@@ -247,7 +246,7 @@ func BenchmarkTracingHooks(b *testing.B) {
 					for i := range events {
 						tr.observe(&events[i])
 					}
-					tr.end(rw)
+					tr.end(rw, true)
 				}
 				span.End()
 			}

@@ -207,6 +207,10 @@ func (w *PassWatcher) Done() bool { return w.state != passWatching }
 // Usage returns the latest token counts the stream reported.
 func (w *PassWatcher) Usage() (translate.Usage, bool) { return w.watch.Usage() }
 
+// Errored reports whether the stream ended with the backend's own error
+// event, which was passed on to the client.
+func (w *PassWatcher) Errored() bool { return w.watch.Errored() }
+
 // End returns the bytes that end the client stream with err after what was
 // forwarded: the protocol's error event, framed as the stream is. enc is a
 // fresh stream encoder of the client's protocol; it is first set to

@@ -211,3 +211,32 @@ func TestPassWatcherResponsesResume(t *testing.T) {
 		t.Fatalf("response.failed carries id %v, want resp_abc", ids)
 	}
 }
+
+// TestPassWatcherErrored: a stream that ends with the backend's own error
+// is complete (passed on as it is) but reported as errored; a finished
+// stream is not.
+func TestPassWatcherErrored(t *testing.T) {
+	tests := []struct {
+		proto translate.Protocol
+		body  string
+		want  bool
+	}{
+		{translate.ProtocolAnthropic, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\"}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"x\"}}\n\n", true},
+		{translate.ProtocolAnthropic, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", false},
+		{translate.ProtocolOpenAIChat, "data: {\"error\":{\"message\":\"x\"}}\n\n", true},
+		{translate.ProtocolOpenAIChat, "data: {\"choices\":[]}\n\ndata: [DONE]\n\n", false},
+		{translate.ProtocolOpenAIResponses, "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"id\":\"r\"}}\n\n", true},
+		{translate.ProtocolOpenAIResponses, "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r\"}}\n\n", false},
+		{translate.ProtocolGemini, "data: {\"error\":{\"code\":500,\"message\":\"x\"}}\n\n", true},
+	}
+	for _, tt := range tests {
+		w := stream.NewPassWatcher(tt.proto, false)
+		w.Write([]byte(tt.body))
+		if _, e := w.Close(); e != nil {
+			t.Errorf("%s %q: closed with %s", tt.proto, tt.body, e.Message)
+		}
+		if got := w.Errored(); got != tt.want {
+			t.Errorf("%s %q: Errored() = %v, want %v", tt.proto, tt.body, got, tt.want)
+		}
+	}
+}

@@ -45,5 +45,5 @@ func ExampleCodec_badRequest() {
 	}
 	// Output:
 	// 400 messages
-	// {"type":"error","error":{"type":"invalid_request_error","message":"messages: must be an array"}}
+	// {"type":"error","error":{"type":"invalid_request_error","message":"messages: Input should be a valid list"}}
 }

@@ -15,6 +15,10 @@ type TopLevel struct {
 	Model gjson.Result
 	// Stream is the "stream" member (gjson.Result{} when absent).
 	Stream gjson.Result
+	// Metadata and PromptCacheKey are the members a conversation is known
+	// by (Claude Code's metadata.user_id, Codex's prompt_cache_key), read
+	// in the same pass so that finding them costs nothing more.
+	Metadata, PromptCacheKey gjson.Result
 }
 
 // actedOn lists, per protocol, the top-level members louter acts on: it
@@ -72,6 +76,12 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 				err = scanGenerationConfig(v)
 			}
 			break
+		}
+		switch name {
+		case "metadata":
+			top.Metadata = cloneResult(v)
+		case "prompt_cache_key":
+			top.PromptCacheKey = cloneResult(v)
 		}
 		return err == nil
 	})

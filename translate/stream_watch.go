@@ -32,6 +32,7 @@ const (
 type StreamWatch struct {
 	proto    Protocol
 	complete bool // the stream may end here without being cut
+	errored  bool // the stream ended with the backend's error
 	usage    Usage
 	hasUsage bool
 	anth     anthUsage // Anthropic reports usage in two parts
@@ -66,6 +67,10 @@ func NewStreamWatch(p Protocol) *StreamWatch {
 // ended properly: its terminal event was seen (or, for OpenAI Chat and
 // Gemini, a finish reason, after which a server may just close).
 func (w *StreamWatch) Complete() bool { return w.complete }
+
+// Errored reports whether the stream ended with the backend's own error: an
+// error event, or a failed response.
+func (w *StreamWatch) Errored() bool { return w.errored }
 
 // Usage returns the latest token counts the stream reported.
 func (w *StreamWatch) Usage() (Usage, bool) {
@@ -116,7 +121,7 @@ func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
 		return WatchContinue // an empty data line: the decoders skip it too
 	}
 	if name == "error" {
-		w.complete = true
+		w.complete, w.errored = true, true
 		return WatchEnd // the backend's own in-stream error, whatever its shape
 	}
 	var top watchTop
@@ -124,7 +129,7 @@ func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
 		return WatchMalformed
 	}
 	if top.err {
-		w.complete = true
+		w.complete, w.errored = true, true
 		return WatchEnd // a bare error object (OpenAI Chat, Gemini)
 	}
 	switch w.proto {
@@ -160,7 +165,7 @@ func (w *StreamWatch) checkDecoded(name string, data []byte) WatchVerdict {
 			w.usage, w.hasUsage = *ev.Usage, true
 		}
 		if ev.Type == EventMessageStop || ev.Type == EventError {
-			w.complete = true
+			w.complete, w.errored = true, ev.Type == EventError
 			return WatchEnd
 		}
 	}
@@ -176,7 +181,7 @@ func (w *StreamWatch) checkAnthropic(name string, data []byte, top *watchTop) Wa
 		w.complete = true
 		return WatchEnd
 	case "error":
-		w.complete = true
+		w.complete, w.errored = true, true
 		return WatchEnd
 	case "message_start":
 		if w.anth.merge(gjson.GetBytes(data, "message.usage")) {
@@ -203,10 +208,10 @@ func (w *StreamWatch) checkResponses(name string, data []byte, top *watchTop) Wa
 		if u := gjson.GetBytes(data, "response.usage"); u.IsObject() {
 			w.usage, w.hasUsage = respDecodeUsage(u), true
 		}
-		w.complete = true
+		w.complete, w.errored = true, name == "response.failed"
 		return WatchEnd
 	case "error":
-		w.complete = true
+		w.complete, w.errored = true, true
 		return WatchEnd
 	}
 	return WatchContinue

@@ -45,6 +45,14 @@ type numRule struct {
 	min, max float64
 }
 
+// want is the JSON type the rule's field takes, for type errors.
+func (r numRule) want() jsonWant {
+	if r.integer {
+		return wantInt
+	}
+	return wantNumber
+}
+
 // Rules of the numeric fields louter reads. Token limits are positive
 // 32-bit integers (Gemini's are int32; no model comes near); sampling
 // parameters have the ranges the providers document.

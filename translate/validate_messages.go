@@ -79,11 +79,7 @@ func oaiNum(param string, r numRule, v gjson.Result) (float64, *Error) {
 	case numOK:
 		return f, nil
 	case numType, numFraction:
-		w := wantNumber
-		if r.integer {
-			w = wantInt
-		}
-		return 0, oaiInvalidType(param, w, v)
+		return 0, oaiInvalidType(param, r.want(), v)
 	case numBelow:
 		e = oaiBadRequest(param, "Invalid '%s': %s below minimum value. Expected a value >= %s, but got %s instead.", param, kind, formatBound(r.min, r.integer), jsonSnippet(v))
 		e.Code = kind + "_below_min_value"
@@ -134,11 +130,7 @@ func geminiNum(path string, r numRule, v gjson.Result) (float64, *Error) {
 	case numOK:
 		return f, nil
 	case numType, numFraction:
-		w := wantNumber
-		if r.integer {
-			w = wantInt
-		}
-		return 0, geminiInvalidType(path, w, v)
+		return 0, geminiInvalidType(path, r.want(), v)
 	case numBelow:
 		return 0, geminiBadRequest(path, "Invalid value at '%s', %s: must be at least %s", geminiSnake(path), jsonSnippet(v), formatBound(r.min, r.integer))
 	}

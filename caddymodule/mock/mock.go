@@ -320,7 +320,7 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 // is not JSON.
 func (m *Mock) complete(w http.ResponseWriter, pw *pacedWriter, codec translate.Codec, rep *reply, resp *translate.Response, encReq *translate.Request, x *exchange) error {
 	switch rep.fault {
-	case faultError:
+	case faultError, faultEarlyError:
 		writeError(w, codec, rep.failure(x), "")
 		return nil
 	case faultMalformed:

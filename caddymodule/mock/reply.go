@@ -53,11 +53,12 @@ func (b *block) text() string { return strings.Join(b.deltas, "") }
 type fault uint8
 
 const (
-	faultNone      fault = iota
-	faultError           // an in-stream overloaded error event ends the stream
-	faultCut             // the connection is aborted
-	faultMalformed       // an unparsable event, then the rest of the answer
-	faultRawEvent        // the reply's faultEvent, written as it is, ends the stream
+	faultNone       fault = iota
+	faultError            // an in-stream overloaded error event ends the stream
+	faultCut              // the connection is aborted
+	faultMalformed        // an unparsable event, then the rest of the answer
+	faultRawEvent         // the reply's faultEvent, written as it is, ends the stream
+	faultEarlyError       // the overloaded error event right after the stream's start, before any content
 )
 
 // faultAfter is the number of text deltas delivered before a fault.
@@ -160,6 +161,14 @@ func (r *reply) streamScript(resp *translate.Response, overloaded *translate.Err
 		evs = evs[:0]
 	}
 	evs = e.Start(evs, resp.ID, resp.Model, &translate.Usage{InputTokens: resp.Usage.InputTokens})
+	if r.fault == faultEarlyError {
+		// The start goes out as a step of its own, as a provider flushes
+		// it before it fails: the client has seen the stream begin.
+		push()
+		evs = e.Fail(evs, overloaded)
+		push()
+		return steps
+	}
 	textDeltas := 0
 	for i := range r.blocks {
 		b := &r.blocks[i]

@@ -47,20 +47,21 @@ type scenarioFunc func(x *exchange) *reply
 // scenarios maps scenario names to their scripts. "fixture=FILE" is handled
 // apart, since its name carries an argument.
 var scenarios = map[string]scenarioFunc{
-	"text":             func(x *exchange) *reply { return x.textReply(x.greeting()) },
-	"echo":             echoScenario,
-	"tool":             toolScenario,
-	"parallel_tools":   parallelToolsScenario,
-	"reasoning":        reasoningScenario,
-	"long":             longScenario,
-	"agent":            agentScenario,
-	"error_400":        errorScenario(http.StatusBadRequest, "louter_mock scenario error_400: invalid request"),
-	"error_401":        errorScenario(http.StatusUnauthorized, "louter_mock scenario error_401: invalid API key"),
-	"error_429":        errorScenario(http.StatusTooManyRequests, "louter_mock scenario error_429: rate limit exceeded"),
-	"error_500":        errorScenario(http.StatusInternalServerError, "louter_mock scenario error_500: internal server error"),
-	"error_overloaded": overloadedScenario,
-	"stream_error":     faultScenario(faultError),
-	"error_echo_key":   echoKeyErrorScenario,
+	"text":               func(x *exchange) *reply { return x.textReply(x.greeting()) },
+	"echo":               echoScenario,
+	"tool":               toolScenario,
+	"parallel_tools":     parallelToolsScenario,
+	"reasoning":          reasoningScenario,
+	"long":               longScenario,
+	"agent":              agentScenario,
+	"error_400":          errorScenario(http.StatusBadRequest, "louter_mock scenario error_400: invalid request"),
+	"error_401":          errorScenario(http.StatusUnauthorized, "louter_mock scenario error_401: invalid API key"),
+	"error_429":          errorScenario(http.StatusTooManyRequests, "louter_mock scenario error_429: rate limit exceeded"),
+	"error_500":          errorScenario(http.StatusInternalServerError, "louter_mock scenario error_500: internal server error"),
+	"error_overloaded":   overloadedScenario,
+	"stream_error":       faultScenario(faultError),
+	"stream_error_early": faultScenario(faultEarlyError),
+	"error_echo_key":     echoKeyErrorScenario,
 	"stream_error_echo_key": func(x *exchange) *reply {
 		r := faultScenario(faultError)(x)
 		r.failErr = &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: echoKeyMessage(x)}

@@ -16,6 +16,9 @@ const (
 	// ("300ms"), after the second unit of the body (a stream's start and
 	// its first delta): a backend silent mid-stream.
 	StallHeader = "X-Mock-Stall"
+	// StallAfterHeader moves X-Mock-Stall's pause to after the number of
+	// units it gives ("1": right after a stream's start event).
+	StallAfterHeader = "X-Mock-Stall-After"
 	// StallBeforeHeader pauses for the duration it gives before the
 	// response status is sent: a backend slow to answer at all.
 	StallBeforeHeader = "X-Mock-Stall-Before"
@@ -34,6 +37,9 @@ const stallAfterUnits = 2
 func applyStallHeaders(pw *pacedWriter, r *http.Request) {
 	if d, ok := headerDuration(r, StallHeader); ok {
 		pw.stall, pw.stallAfter = d, stallAfterUnits
+		if n, err := strconv.Atoi(strings.TrimSpace(r.Header.Get(StallAfterHeader))); err == nil && n > 0 {
+			pw.stallAfter = n
+		}
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(r.Header.Get(TruncateHeader))); err == nil && n > 0 {
 		pw.truncateAfter = n

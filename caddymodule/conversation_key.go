@@ -1,0 +1,267 @@
+package caddymodule
+
+import (
+	"encoding/hex"
+	"hash/fnv"
+	"net/http"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/translate"
+)
+
+// ConversationHeader is the request header louter sets, before the
+// backend's upstream handler runs, to a key that stays the same for every
+// turn of one conversation, so that a stock load-balancing policy can keep
+// a conversation on one upstream, where its prompt cache is warm:
+//
+//	reverse_proxy a:8080 b:8080 {
+//	    lb_policy header X-Louter-Conversation
+//	}
+//
+// The same key is in the {http.louter.conversation} placeholder. A key
+// from an agent's session id costs nothing; the hash of the first turn, for
+// agents that send none, is computed only for a backend whose lb_policy
+// reads this header, or when the placeholder is used. The header is removed
+// again below reverse_proxy, so backends never see it.
+const ConversationHeader = "X-Louter-Conversation"
+
+// conversationPlaceholder is the placeholder holding the conversation key.
+const conversationPlaceholder = "http.louter.conversation"
+
+// conversation holds a request's conversation key. The key comes from
+// what each agent sends:
+//
+//   - Claude Code: the session of metadata.user_id, a JSON string
+//     {"device_id":…,"session_id":…} in recent versions,
+//     user_…_account_…_session_<uuid> in older ones;
+//   - Codex: prompt_cache_key (its conversation id), else its session_id
+//     or conversation_id header; OpenAI Chat clients' prompt_cache_key;
+//   - otherwise (Gemini CLI sends no session id to an API-key endpoint):
+//     a hash of the system prompt and the first message, which do not
+//     change as a conversation grows.
+//
+// Keys are prefixed by their source ("session:", "cache:", "hash:") so two
+// sources never collide. The first two are read in the body scan louter
+// does anyway (translate.ScanTopLevel) and cost nothing; the hash reads the
+// body again, so it is computed only when asked for (key).
+type conversation struct {
+	p    translate.Protocol
+	body []byte // the client's body, not modified after the request is read
+	once sync.Once
+	k    string
+}
+
+// newConversation reads the cheap sources of the key; the hash, if needed,
+// waits for key.
+func newConversation(p translate.Protocol, h http.Header, top *translate.TopLevel, body []byte) *conversation {
+	c := &conversation{p: p, body: body}
+	switch p {
+	case translate.ProtocolAnthropic:
+		if id := claudeCodeSession(top.Metadata.Get("user_id").Str); id != "" {
+			c.k = "session:" + id
+		}
+	case translate.ProtocolOpenAIResponses, translate.ProtocolOpenAIChat:
+		if k := top.PromptCacheKey.Str; k != "" {
+			c.k = "cache:" + k
+			break
+		}
+		for _, name := range [...]string{"Session_id", "Conversation_id", "Session-Id"} {
+			if v := h.Get(name); v != "" {
+				c.k = "session:" + v
+				break
+			}
+		}
+	}
+	if !headerSafe(c.k) {
+		c.k = ""
+	}
+	if c.k != "" {
+		c.once.Do(func() {})
+	}
+	return c
+}
+
+// cheap returns the key when it came from a session id or cache key, ""
+// when only the hash could give one.
+func (c *conversation) cheap() string { return c.k }
+
+// key returns the conversation key, hashing the first turn when the agent
+// sent no id; "" when the body has no text to hash either.
+func (c *conversation) key() string {
+	c.once.Do(func() { c.k = firstTurnHash(c.p, c.body) })
+	return c.k
+}
+
+// conversationKey is the key of a body and headers, for tests and
+// benchmarks: what the placeholder reads.
+func conversationKey(p translate.Protocol, h http.Header, body []byte) string {
+	top, err := translate.ScanTopLevel(p, body)
+	if err != nil {
+		return ""
+	}
+	return newConversation(p, h, &top, body).key()
+}
+
+// claudeCodeSession returns the session id in Claude Code's
+// metadata.user_id, or "".
+func claudeCodeSession(userID string) string {
+	if userID == "" {
+		return ""
+	}
+	if strings.HasPrefix(userID, "{") {
+		if id := gjson.Get(userID, "session_id").Str; id != "" {
+			return strings.Clone(id)
+		}
+		return ""
+	}
+	if _, id, ok := strings.Cut(userID, "_session_"); ok && id != "" {
+		return strings.Clone(id)
+	}
+	return ""
+}
+
+// firstTurnPaths are, per protocol, the members holding the system prompt
+// and the conversation's messages.
+var firstTurnPaths = map[translate.Protocol][2]string{
+	translate.ProtocolAnthropic:       {"system", "messages"},
+	translate.ProtocolOpenAIChat:      {"", "messages"},
+	translate.ProtocolOpenAIResponses: {"instructions", "input"},
+	translate.ProtocolGemini:          {"systemInstruction", "contents"},
+}
+
+// firstTurnHash hashes the text of the system prompt and of the first
+// message of the conversation (the first two for OpenAI Chat and
+// Responses, whose system prompt is a message). Only text is hashed, not
+// raw JSON: Claude Code moves cache_control breakpoints from turn to turn,
+// which changes the bytes but not the conversation.
+func firstTurnHash(p translate.Protocol, body []byte) string {
+	paths, ok := firstTurnPaths[p]
+	if !ok || len(body) == 0 {
+		return ""
+	}
+	s := unsafe.String(&body[0], len(body)) // read only; nothing of it is kept
+	h := fnv.New64a()
+	n := 0
+	if paths[0] != "" {
+		n += hashText(h, gjson.Get(s, paths[0]))
+	}
+	if p == translate.ProtocolGemini && n == 0 {
+		n += hashText(h, gjson.Get(s, "system_instruction"))
+	}
+	msgs := gjson.Get(s, paths[1])
+	if msgs.Type == gjson.String { // Responses: input may be one string
+		n += hashText(h, msgs)
+	} else {
+		first := 1
+		if p == translate.ProtocolOpenAIChat || p == translate.ProtocolOpenAIResponses {
+			first = 2 // the system (developer) message, then the user's
+		}
+		i := 0
+		msgs.ForEach(func(_, m gjson.Result) bool {
+			n += hashText(h, m)
+			i++
+			return i < first
+		})
+	}
+	if n == 0 {
+		return ""
+	}
+	var sum [8]byte
+	return "hash:" + hex.EncodeToString(h.Sum(sum[:0]))
+}
+
+// textWriter is the part of a hash hashText writes to.
+type textWriter interface{ Write([]byte) (int, error) }
+
+// hashText writes every "text" string under v (v itself when it is a
+// string) to h, with a separator, and returns how many it wrote. It
+// descends into arrays and objects, so it reads every protocol's message
+// shapes (content strings, content blocks, Gemini parts) alike; it skips
+// "cache_control" and other non-text members.
+func hashText(h textWriter, v gjson.Result) int {
+	n := 0
+	var walk func(v gjson.Result, depth int)
+	walk = func(v gjson.Result, depth int) {
+		if depth > 8 {
+			return // messages are shallow; bound the walk
+		}
+		switch {
+		case v.Type == gjson.String:
+			_, _ = h.Write([]byte(v.Str))
+			_, _ = h.Write([]byte{0})
+			n++
+		case v.IsArray():
+			v.ForEach(func(_, e gjson.Result) bool { walk(e, depth+1); return true })
+		case v.IsObject():
+			v.ForEach(func(k, e gjson.Result) bool {
+				switch k.Str {
+				case "text", "content", "parts":
+					walk(e, depth+1)
+				}
+				return true
+			})
+		}
+	}
+	walk(v, 0)
+	return n
+}
+
+// setConversation exposes the conversation key on the request
+// reverse_proxy gets: as the {http.louter.conversation} placeholder, which
+// computes it when first read, and as ConversationHeader, set to the cheap
+// key (session id, cache key) always and to the hash too when the backend's
+// lb_policy reads the header (hashEager). It runs after the header
+// allowlist, which would remove the header; a client's own
+// X-Louter-Conversation is replaced, or removed when there is no key (lb_policy
+// header then uses its fallback), so a client cannot pick another
+// conversation's upstream by sending one.
+func setConversation(r *http.Request, c *conversation, hashEager bool) {
+	key := c.cheap()
+	if hashEager {
+		key = c.key()
+	}
+	if key == "" {
+		r.Header.Del(ConversationHeader)
+	} else {
+		r.Header.Set(ConversationHeader, key)
+	}
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Map(func(name string) (any, bool) {
+			if name != conversationPlaceholder {
+				return nil, false
+			}
+			return c.key(), true
+		})
+	}
+}
+
+// headerSafe reports whether key can be a header value as it is: printable
+// ASCII, and not so long that it bloats the request.
+func headerSafe(key string) bool { // "" is safe: it sets no header
+	if len(key) > 256 {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// hashesConversation reports whether an upstream handler is a
+// reverse_proxy whose lb_policy is header ConversationHeader.
+func hashesConversation(upstream any) bool {
+	rp, ok := upstream.(*reverseproxy.Handler)
+	if !ok || rp.LoadBalancing == nil {
+		return false
+	}
+	hs, ok := rp.LoadBalancing.SelectionPolicy.(*reverseproxy.HeaderHashSelection)
+	return ok && http.CanonicalHeaderKey(hs.Field) == ConversationHeader
+}

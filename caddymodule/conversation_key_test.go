@@ -1,0 +1,122 @@
+package caddymodule
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/louter/louter/translate"
+)
+
+func TestConversationKey(t *testing.T) {
+	tests := []struct {
+		name   string
+		p      translate.Protocol
+		header http.Header
+		body   string
+		want   string // exact, or a prefix when it ends with ':'
+	}{
+		{"claude code json user_id", translate.ProtocolAnthropic, nil, string(readTestdata(t, "anthropic/request_claude_code.json")), "session:0b6d3c8e-7f2a-4e1b-9c5d-3a8f6e2b1c4d"},
+		{"claude code older user_id", translate.ProtocolAnthropic, nil, `{"metadata":{"user_id":"user_abc_account__session_1234-5678"},"messages":[{"role":"user","content":"hi"}]}`, "session:1234-5678"},
+		{"anthropic user without session: hash", translate.ProtocolAnthropic, nil, `{"metadata":{"user_id":"user-7"},"messages":[{"role":"user","content":"hi"}]}`, "hash:"},
+		{"codex prompt_cache_key", translate.ProtocolOpenAIResponses, nil, string(readTestdata(t, "openai_responses/request_codex.json")), "cache:01a20170-8d9e-7f72-be2d-8c4f030f807d"},
+		{"responses session header", translate.ProtocolOpenAIResponses, http.Header{"Session_id": {"s-1"}}, `{"input":"hi"}`, "session:s-1"},
+		{"chat prompt_cache_key", translate.ProtocolOpenAIChat, nil, `{"prompt_cache_key":"k","messages":[{"role":"user","content":"hi"}]}`, "cache:k"},
+		{"gemini cli: hash", translate.ProtocolGemini, nil, string(readTestdata(t, "gemini/request_gemini_cli.json")), "hash:"},
+		{"no text at all", translate.ProtocolAnthropic, nil, `{"messages":[]}`, ""},
+		{"empty body", translate.ProtocolAnthropic, nil, ``, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := conversationKey(tt.p, tt.header, []byte(tt.body))
+			if strings.HasSuffix(tt.want, ":") {
+				if !strings.HasPrefix(got, tt.want) || len(got) != len(tt.want)+16 {
+					t.Fatalf("key = %q, want %q and 16 hex digits", got, tt.want)
+				}
+				return
+			}
+			if got != tt.want {
+				t.Fatalf("key = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The hash stays the same as the conversation grows and as Claude Code
+// moves its cache_control breakpoint, and differs between conversations.
+func TestConversationHashFollowsTheConversation(t *testing.T) {
+	tests := []struct {
+		name       string
+		p          translate.Protocol
+		turn1      string
+		turn2      string
+		otherConvo string
+	}{
+		{"anthropic", translate.ProtocolAnthropic,
+			`{"system":[{"type":"text","text":"You are X."}],"messages":[{"role":"user","content":[{"type":"text","text":"fix the bug","cache_control":{"type":"ephemeral"}}]}]}`,
+			`{"system":[{"type":"text","text":"You are X."}],"messages":[{"role":"user","content":[{"type":"text","text":"fix the bug"}]},{"role":"assistant","content":"done"},{"role":"user","content":[{"type":"text","text":"thanks","cache_control":{"type":"ephemeral"}}]}]}`,
+			`{"system":[{"type":"text","text":"You are X."}],"messages":[{"role":"user","content":"write a test"}]}`},
+		{"openai chat", translate.ProtocolOpenAIChat,
+			`{"messages":[{"role":"system","content":"You are X."},{"role":"user","content":"fix the bug"}]}`,
+			`{"messages":[{"role":"system","content":"You are X."},{"role":"user","content":"fix the bug"},{"role":"assistant","content":"done"},{"role":"user","content":"thanks"}]}`,
+			`{"messages":[{"role":"system","content":"You are X."},{"role":"user","content":"write a test"}]}`},
+		{"gemini", translate.ProtocolGemini,
+			`{"systemInstruction":{"parts":[{"text":"You are X."}]},"contents":[{"role":"user","parts":[{"text":"fix the bug"}]}]}`,
+			`{"systemInstruction":{"parts":[{"text":"You are X."}]},"contents":[{"role":"user","parts":[{"text":"fix the bug"}]},{"role":"model","parts":[{"text":"done"}]},{"role":"user","parts":[{"text":"thanks"}]}]}`,
+			`{"systemInstruction":{"parts":[{"text":"You are X."}]},"contents":[{"role":"user","parts":[{"text":"write a test"}]}]}`},
+		{"responses", translate.ProtocolOpenAIResponses,
+			`{"input":[{"role":"developer","content":"You are X."},{"role":"user","content":[{"type":"input_text","text":"fix the bug"}]}]}`,
+			`{"input":[{"role":"developer","content":"You are X."},{"role":"user","content":[{"type":"input_text","text":"fix the bug"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}]}`,
+			`{"input":[{"role":"developer","content":"You are X."},{"role":"user","content":[{"type":"input_text","text":"write a test"}]}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k1 := conversationKey(tt.p, nil, []byte(tt.turn1))
+			k2 := conversationKey(tt.p, nil, []byte(tt.turn2))
+			k3 := conversationKey(tt.p, nil, []byte(tt.otherConvo))
+			if k1 == "" || k1 != k2 {
+				t.Errorf("turns of one conversation: %q then %q", k1, k2)
+			}
+			if k3 == k1 {
+				t.Errorf("another conversation has the same key %q", k3)
+			}
+		})
+	}
+}
+
+func TestSetConversation(t *testing.T) {
+	hashOnly := []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
+	session := []byte(`{"metadata":{"user_id":"{\"session_id\":\"s1\"}"},"messages":[{"role":"user","content":"hi"}]}`)
+	tests := []struct {
+		name      string
+		body      []byte
+		hashEager bool
+		want      string // "" : no header
+	}{
+		{"session id: always set", session, false, "session:s1"},
+		{"hash: not computed for a backend that does not read it", hashOnly, false, ""},
+		{"hash: computed for lb_policy header", hashOnly, true, "hash:"},
+		{"no key: a forged header is removed", []byte(`{"messages":[]}`), true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := http.NewRequest(http.MethodPost, "http://x/v1/messages", nil)
+			r.Header.Set(ConversationHeader, "forged")
+			top, _ := translate.ScanTopLevel(translate.ProtocolAnthropic, tt.body)
+			setConversation(r, newConversation(translate.ProtocolAnthropic, r.Header, &top, tt.body), tt.hashEager)
+			got := r.Header.Get(ConversationHeader)
+			if got == "forged" || !strings.HasPrefix(got, tt.want) || (tt.want == "") != (got == "") {
+				t.Fatalf("header = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A key that cannot be a header value (a control character in a
+// prompt_cache_key) is not used.
+func TestConversationKeyUnsafe(t *testing.T) {
+	got := conversationKey(translate.ProtocolOpenAIChat, nil, []byte(`{"prompt_cache_key":"a\nb","messages":[{"role":"user","content":"hi"}]}`))
+	if !strings.HasPrefix(got, "hash:") {
+		t.Fatalf("key = %q, want the hash instead", got)
+	}
+}

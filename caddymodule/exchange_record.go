@@ -1,0 +1,305 @@
+package caddymodule
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/louter/louter/translate"
+)
+
+// exchangeRecord gathers what one generation request did and publishes it
+// three ways: louter's Prometheus metrics and fields of Caddy's access log
+// when the request ends, and placeholders ({http.louter.*}) for the
+// handlers and log directives that run after louter. The placeholders are
+// answered from the record when asked (a replacer provider), so they cost
+// nothing unless used; what is known before the backend is asked
+// (protocols, backend, models, stream) is there as soon as the route is
+// chosen, for a deferred `header`, and the rest once the request ends, for
+// log_append and the access log.
+//
+// It wraps the client's response writer to learn the status the client
+// got, whichever path answered.
+type exchangeRecord struct {
+	caddyhttp.ResponseWriterWrapper
+	status int // the status written to the client; 0: none yet
+
+	metrics *louterMetrics
+	start   time.Time
+
+	client       translate.Protocol
+	backend      string // the configured backend name; empty before routing
+	model        string // the matched route's pattern (the metric label)
+	clientModel  string // the model the client asked for (not a label: clients choose it)
+	backendModel string
+	stream       bool
+	streamKnown  bool
+	streamOpen   bool // counted in louter_streams_open
+
+	routed       bool
+	upstreamKind string // louter_upstream_errors_total's kind, when the backend failed
+	aborted      bool   // the backend's connection failed mid-response
+
+	// Known when the request ends.
+	ended    bool
+	outcome  string
+	usage    translate.Usage
+	hasUsage bool
+	ttft     time.Duration
+	stop     translate.StopReason
+	dropped  int
+}
+
+// beginExchange starts the record of a request of client protocol p.
+func (l *Louter) beginExchange(w http.ResponseWriter, r *http.Request, p translate.Protocol) *exchangeRecord {
+	x := &exchangeRecord{
+		ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
+		metrics:               l.metrics,
+		start:                 time.Now(),
+		client:                p,
+	}
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Map(x.placeholder)
+	}
+	// One inline field that writes the record's fields when the access
+	// log is written: each Add costs an allocation, and the line is
+	// written after the request ended.
+	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
+		extra.Add(zap.Inline(x))
+	}
+	return x
+}
+
+// placeholderPrefix starts the names of louter's placeholders.
+const placeholderPrefix = "http.louter."
+
+// placeholder answers {http.louter.*} from the record. A placeholder not
+// known yet (the backend before routing, the tokens before the end) is
+// empty.
+func (x *exchangeRecord) placeholder(key string) (any, bool) {
+	name, ok := strings.CutPrefix(key, placeholderPrefix)
+	if !ok {
+		return nil, false
+	}
+	switch name {
+	case "client":
+		return string(x.client), true
+	case "backend":
+		return x.backend, true
+	case "model":
+		return x.clientModel, true
+	case "backend_model":
+		return x.backendModel, true
+	case "stream":
+		if !x.routed {
+			return "", true
+		}
+		return x.stream, true
+	case "outcome":
+		return x.outcome, true
+	case "upstream_error":
+		return x.upstreamKind, true
+	case "stop_reason":
+		return string(x.stop), true
+	case "dropped":
+		return x.endInt(x.dropped, x.ended), true
+	case "ttft_ms":
+		return x.endInt(int(x.ttft.Milliseconds()), x.ttft > 0), true
+	case "input_tokens":
+		return x.endInt(x.usage.InputTokens, x.hasUsage), true
+	case "output_tokens":
+		return x.endInt(x.usage.OutputTokens, x.hasUsage), true
+	case "cache_read_tokens":
+		return x.endInt(x.usage.CacheReadTokens, x.hasUsage), true
+	case "cache_write_tokens":
+		return x.endInt(x.usage.CacheWriteTokens, x.hasUsage), true
+	case "reasoning_tokens":
+		return x.endInt(x.usage.ReasoningTokens, x.hasUsage), true
+	}
+	return nil, false
+}
+
+// endInt is a number placeholder: n when known, else empty.
+func (x *exchangeRecord) endInt(n int, known bool) any {
+	if !known {
+		return ""
+	}
+	return n
+}
+
+// WriteHeader notes the status the client gets.
+func (x *exchangeRecord) WriteHeader(status int) {
+	if x.status == 0 && status >= 200 {
+		x.status = status
+	}
+	x.ResponseWriter.WriteHeader(status)
+}
+
+// Write notes the implied 200 of a body written without a status.
+func (x *exchangeRecord) Write(p []byte) (int, error) {
+	if x.status == 0 {
+		x.status = http.StatusOK
+	}
+	return x.ResponseWriter.Write(p)
+}
+
+// route records the backend an attempt goes to and the pattern of the
+// route that matched (the model label), and publishes them. Each attempt
+// of a fallback chain calls it again.
+func (x *exchangeRecord) route(b *Backend, pattern, clientModel, backendModel string) {
+	if x.streamOpen {
+		// An earlier attempt of a fallback chain opened the stream on its
+		// backend's series; it moves to this one's (streaming reopens it).
+		x.metrics.seriesFor(string(x.client), x.backend, x.model).streamsOpen.Dec()
+		x.streamOpen = false
+	}
+	x.routed = true
+	x.backend, x.model = b.name, pattern
+	x.clientModel, x.backendModel = clientModel, backendModel
+	x.upstreamKind, x.aborted = "", false // what an earlier attempt met is not this one's
+}
+
+// streaming records whether the client asked for a stream, known once the
+// request is decoded, just before the backend is asked.
+func (x *exchangeRecord) streaming(stream bool) {
+	x.stream, x.streamKnown = stream, true
+	if stream && x.metrics != nil {
+		x.streamOpen = true
+		x.metrics.seriesFor(string(x.client), x.backend, x.model).streamsOpen.Inc()
+	}
+}
+
+// end publishes the record. rw is the response writer of the backend
+// exchange, nil when louter answered without asking a backend; dropped is
+// what the translation left out; gone is whether the client went away.
+func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
+	now := time.Now()
+	outcome := outcomeOK
+	if rw != nil {
+		x.usage, x.hasUsage, x.stop = rw.usage, rw.hasUsage, rw.stop
+		if !rw.firstContent.IsZero() {
+			x.ttft = rw.firstContent.Sub(x.start)
+		}
+		if x.upstreamKind == "" {
+			x.upstreamKind = rw.failureKind(x.aborted)
+		}
+	}
+	usage, hasUsage, ttft := x.usage, x.hasUsage, x.ttft
+	switch {
+	case gone || (rw != nil && rw.clientErr != nil):
+		outcome = outcomeCanceled
+	case x.upstreamKind != "":
+		outcome = outcomeUpstreamError
+	case !x.routed || rw == nil || x.status >= 400:
+		outcome = outcomeRejected
+	}
+	x.ended, x.outcome, x.dropped = true, outcome, len(dropped)
+	m := x.metrics
+	if m == nil {
+		return
+	}
+	client := string(x.client)
+	k := seriesKey{client, x.backend, x.model}
+	s := m.seriesFor(k.client, k.backend, k.model)
+	s.request(m, k, codeClass(x.status), outcome)
+	s.duration.Observe(now.Sub(x.start).Seconds())
+	if x.streamOpen {
+		s.streamsOpen.Dec()
+	}
+	if ttft > 0 {
+		s.ttft.Observe(ttft.Seconds())
+	}
+	if hasUsage {
+		// In tokenKinds order; a zero count is not added.
+		for i, n := range [...]int{usage.InputTokens, usage.OutputTokens, usage.CacheReadTokens, usage.CacheWriteTokens, usage.ReasoningTokens} {
+			if n > 0 {
+				s.tokens[i].Add(float64(n))
+			}
+		}
+	}
+	if x.upstreamKind != "" {
+		m.upstreamError.WithLabelValues(x.backend, x.upstreamKind).Inc()
+	}
+	for _, d := range dropped {
+		m.dropped.WithLabelValues(client, x.backend, droppedLabel(d)).Inc()
+	}
+}
+
+// contentSent notes when the first content goes to the client; rw.mu is
+// held. After the first, an event costs one test of a time.
+func (rw *responseWriter) contentSent() {
+	if rw.firstContent.IsZero() {
+		rw.firstContent = time.Now()
+	}
+}
+
+// failureKind is the upstream error kind of a response that was handled:
+// the backend's error status, an undecodable answer, or a broken stream;
+// empty when the backend answered well. aborted is whether its connection
+// failed mid-response.
+func (rw *responseWriter) failureKind(aborted bool) string {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	switch {
+	case rw.mode == modeError || rw.mode == modePassError:
+		return statusKind(rw.status)
+	case rw.timeout != nil:
+		return upstreamIdleTimeout
+	case aborted:
+		return upstreamStreamCut
+	case rw.badResponse:
+		return upstreamBadResponse
+	case rw.streamFailed:
+		return upstreamStreamError
+	}
+	return ""
+}
+
+// MarshalLogObject writes the record's access-log fields: those known so
+// far, which, when the access log is written, is all of them.
+func (x *exchangeRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("louter_client", string(x.client))
+	if x.routed {
+		enc.AddString("louter_backend", x.backend)
+		enc.AddString("louter_model", x.clientModel)
+		enc.AddString("louter_backend_model", x.backendModel)
+	}
+	if x.streamKnown {
+		enc.AddBool("louter_stream", x.stream)
+	}
+	if !x.ended {
+		return nil
+	}
+	enc.AddString("louter_outcome", x.outcome)
+	if x.upstreamKind != "" {
+		enc.AddString("louter_upstream_error", x.upstreamKind)
+	}
+	if x.dropped > 0 {
+		enc.AddInt("louter_dropped", x.dropped)
+	}
+	if x.stop != "" {
+		enc.AddString("louter_stop_reason", string(x.stop))
+	}
+	if x.ttft > 0 {
+		enc.AddFloat64("louter_ttft", x.ttft.Seconds())
+	}
+	if x.hasUsage {
+		enc.AddInt("louter_input_tokens", x.usage.InputTokens)
+		enc.AddInt("louter_output_tokens", x.usage.OutputTokens)
+		enc.AddInt("louter_cache_read_tokens", x.usage.CacheReadTokens)
+		enc.AddInt("louter_cache_write_tokens", x.usage.CacheWriteTokens)
+		enc.AddInt("louter_reasoning_tokens", x.usage.ReasoningTokens)
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ http.ResponseWriter     = (*exchangeRecord)(nil)
+	_ zapcore.ObjectMarshaler = (*exchangeRecord)(nil)
+)
