@@ -56,6 +56,9 @@ const tracingCaddyfile = `
 		model to-gem-* gem backend-gem
 		model to-resp-* resp
 		model to-dead-* dead
+		model fall-* dead {
+			fallback oai fall-backup
+		}
 	}
 }
 :{PORT1} {
@@ -159,6 +162,7 @@ var tracedRequests = []tracedRequest{
 	{client: "anthropic", model: "to-oai-a", backendModel: "to-oai-a", provider: "openai"},
 	{client: "anthropic", model: "to-oai-as", stream: true, backendModel: "to-oai-as", provider: "openai"},
 	{client: "anthropic", model: "to-anth-as", stream: true, backendModel: "to-anth-as", provider: "anthropic", passthrough: true},
+	{client: "anthropic", model: "to-anth-a", backendModel: "to-anth-a", provider: "anthropic", passthrough: true},
 	{client: "openai_chat", model: "to-anth-o", backendModel: "to-anth-o", provider: "anthropic"},
 	{client: "openai_chat", model: "to-anth-os", stream: true, backendModel: "to-anth-os", provider: "anthropic"},
 	{client: "openai_chat", model: "to-oai-os", stream: true, backendModel: "to-oai-os", provider: "openai", passthrough: true},
@@ -188,6 +192,9 @@ func TestTracingGenAIAttributesOverOTLP(t *testing.T) {
 		if status, _ := (tracedRequest{client: "anthropic", model: "to-dead-a"}).send(t, e.louter); status != http.StatusBadGateway {
 			t.Errorf("dead backend: status %d, want 502", status)
 		}
+		if status, body := (tracedRequest{client: "anthropic", model: "fall-a", stream: true}).send(t, e.louter); status != http.StatusOK {
+			t.Errorf("fallback chain: status %d: %s", status, body)
+		}
 	})
 	if t.Failed() {
 		return
@@ -196,13 +203,16 @@ func TestTracingGenAIAttributesOverOTLP(t *testing.T) {
 	rcv.mu.Lock()
 	defer rcv.mu.Unlock()
 	servers := map[string]*tracepb.Span{}  // by gen_ai.request.model
-	attempts := map[string]*tracepb.Span{} // by parent span id
+	attempts := map[string]*tracepb.Span{} // by parent span id: the last
+	chains := map[string][]*tracepb.Span{} // by parent span id: all, as exported (in the order they ended)
 	for _, s := range rcv.spans {
 		switch s.Kind {
 		case tracepb.Span_SPAN_KIND_SERVER:
 			servers[attrString(s, "gen_ai.request.model")] = s
 		case tracepb.Span_SPAN_KIND_CLIENT:
-			attempts[hex.EncodeToString(s.ParentSpanId)] = s
+			parent := hex.EncodeToString(s.ParentSpanId)
+			attempts[parent] = s
+			chains[parent] = append(chains[parent], s)
 		}
 	}
 	// The backend continues the trace under the attempt's span.
@@ -251,7 +261,7 @@ func TestTracingGenAIAttributesOverOTLP(t *testing.T) {
 					t.Errorf("%s = %v, want > 0", k, attrValue(s, k))
 				}
 			}
-			if !tr.passthrough {
+			if !tr.passthrough || !tr.stream { // a passthrough stream is only watched
 				if attrString(s, "gen_ai.response.id") == "" {
 					t.Error("no gen_ai.response.id")
 				}
@@ -302,6 +312,29 @@ func TestTracingGenAIAttributesOverOTLP(t *testing.T) {
 		}
 		if a.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || attrString(a, "error.type") != "no_response" {
 			t.Errorf("attempt status %v, error.type %q; want an error, no_response", a.Status, attrString(a, "error.type"))
+		}
+	})
+
+	t.Run("fallback chain", func(t *testing.T) {
+		s := servers["fall-a"]
+		if s == nil {
+			t.Fatal("no server span for the fallback chain's request")
+		}
+		chain := chains[hex.EncodeToString(s.SpanId)]
+		if len(chain) != 2 {
+			t.Fatalf("%d attempt spans, want 2", len(chain))
+		}
+		if chain[0].Name != "chat fall-a" || attrString(chain[0], "error.type") != "no_response" {
+			t.Errorf("first attempt %q, error.type %q; want chat fall-a, no_response", chain[0].Name, attrString(chain[0], "error.type"))
+		}
+		if chain[1].Name != "chat fall-backup" || chain[1].Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("second attempt %q, status %v; want chat fall-backup, not an error", chain[1].Name, chain[1].Status)
+		}
+		if got := attrString(s, "louter.backend"); got != "oai" {
+			t.Errorf("the request's span names backend %q, want the one that answered, oai", got)
+		}
+		if n, _ := attrValue(s, "gen_ai.usage.output_tokens").(int64); n <= 0 {
+			t.Errorf("the request's span has no output tokens of the answer")
 		}
 	})
 }
