@@ -198,6 +198,11 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	sw.stream = rw.wantStream
 	q.rw, q.dropped = rw, rw.clientReq.Dropped
 	q.x.streaming(rw.wantStream)
+	// GenAI attributes on the tracing handler's span and a span for this
+	// attempt (tracing.go); nil when the request is not traced. Only the
+	// attempt that answers puts its response on the request's span.
+	rw.trace = startTrace(r, ep.protocol, b, rw.clientReq, backendModel, rw.passthrough, body)
+	defer func() { rw.trace.end(rw, failure == nil) }()
 
 	if !q.admitted {
 		// Client and route limits apply once per client request, at its
@@ -260,6 +265,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if timers != nil {
 		defer timers.stop()
 	}
+	ur = rw.trace.startAttempt(ur, b, backendModel)
 	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
 	if canFallBack && r.Context().Err() == nil { // a client that has gone is not served by another backend either
 		if reason, status := rw.failedBeforeContent(uerr); reason != "" {

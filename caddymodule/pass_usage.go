@@ -46,5 +46,6 @@ func (rw *responseWriter) readPassUsage() {
 	}
 	if resp, err := rw.backend.codec.DecodeResponse(buf); err == nil {
 		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
+		rw.trace.response(resp)
 	}
 }

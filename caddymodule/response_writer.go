@@ -111,6 +111,9 @@ type responseWriter struct {
 	// hold keeps an attempt of a fallback chain undecided until its
 	// first content event (fallback_gate.go).
 	hold fallbackHold
+
+	// trace, when set, is the request's tracing span (tracing.go).
+	trace *requestTrace
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -326,6 +329,7 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	if rw.hold.possible {
 		rw.hold.seeEvent(ev)
 	}
+	rw.trace.observe(ev)
 }
 
 // finish completes the response once the upstream handler has returned:
@@ -397,6 +401,7 @@ func (rw *responseWriter) finishLocked() {
 		}
 		resp = rw.applyDialect(resp)
 		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
+		rw.trace.response(resp)
 		if rw.mode == modeJSONToStream {
 			rw.respondStream(resp)
 			return

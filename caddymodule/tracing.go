@@ -1,0 +1,273 @@
+package caddymodule
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/louter/louter/translate"
+)
+
+// tracerName names the instrumentation scope of louter's own spans.
+const tracerName = "github.com/louter/louter/caddymodule"
+
+// Attributes of louter's own, outside the GenAI conventions: what the
+// conventions have no name for (which configured backend answered, which
+// protocol the client spoke) but an operator filters by.
+const (
+	attrClient       = attribute.Key("louter.client")
+	attrBackend      = attribute.Key("louter.backend")
+	attrBackendModel = attribute.Key("louter.backend_model")
+	attrPassthrough  = attribute.Key("louter.passthrough")
+)
+
+// eventFirstChunk is the name of the span event at the first token.
+const eventFirstChunk = "gen_ai.first_chunk"
+
+// requestTrace puts one backend attempt of a request on the span Caddy's
+// tracing handler opened for it: the OpenTelemetry GenAI semantic-convention
+// attributes, a client span for the attempt, and an event at the first
+// token. It exists only while the span records (startTrace returns nil
+// otherwise), and every method accepts a nil receiver, so a server without
+// tracing pays one nil check per hook and nothing else.
+//
+// The response writer keeps most of what the attributes report (usage,
+// stop reason, when the first content went out); the trace keeps the
+// response's id and model, written under the writer's mutex and read by
+// end once the upstream handler has returned.
+type requestTrace struct {
+	span    trace.Span // the request's span, from Caddy's tracing handler
+	attempt trace.Span // the backend attempt's span, or nil
+
+	attemptStart      time.Time
+	respID, respModel string
+}
+
+// startTrace sets the request's attributes on its span and returns the
+// trace, or nil when the request has no recording span (no tracing
+// handler, or a trace that is not sampled). Each attempt of a fallback
+// chain sets them again, so the span names the last backend asked. req is
+// the request with the client's model name; for a passthrough request it
+// carries only the model and the stream flag, and the parameters are read
+// from body, the body sent to the backend.
+func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *translate.Request, backendModel string, passthrough bool, body []byte) *requestTrace {
+	span := trace.SpanFromContext(r.Context())
+	if !span.IsRecording() {
+		return nil
+	}
+	attrs := make([]attribute.KeyValue, 0, 12)
+	attrs = append(attrs,
+		semconv.GenAIOperationNameChat,
+		providerName(b.Protocol),
+		semconv.GenAIRequestModel(req.Model),
+		semconv.GenAIRequestStream(req.Stream),
+		attrClient.String(string(client)),
+		attrBackend.String(b.name),
+		attrBackendModel.String(backendModel),
+		attrPassthrough.Bool(passthrough),
+	)
+	if passthrough {
+		attrs = appendBodyParams(attrs, client, body)
+	} else {
+		attrs = appendRequestParams(attrs, req)
+	}
+	span.SetAttributes(attrs...)
+	return &requestTrace{span: span}
+}
+
+// providerName is gen_ai.provider.name for a backend protocol: the
+// provider whose API the backend speaks. An OpenAI-compatible server
+// (vLLM, Ollama, ...) is reported as openai, the API it implements.
+func providerName(p translate.Protocol) attribute.KeyValue {
+	switch p {
+	case translate.ProtocolAnthropic:
+		return semconv.GenAIProviderNameAnthropic
+	case translate.ProtocolGemini:
+		return semconv.GenAIProviderNameGCPGemini
+	default:
+		return semconv.GenAIProviderNameOpenAI
+	}
+}
+
+// appendRequestParams adds the sampling parameters of a translated request.
+func appendRequestParams(attrs []attribute.KeyValue, req *translate.Request) []attribute.KeyValue {
+	if req.MaxTokens > 0 {
+		attrs = append(attrs, semconv.GenAIRequestMaxTokens(req.MaxTokens))
+	}
+	if req.Temperature != nil {
+		attrs = append(attrs, semconv.GenAIRequestTemperature(*req.Temperature))
+	}
+	if req.TopP != nil {
+		attrs = append(attrs, semconv.GenAIRequestTopP(*req.TopP))
+	}
+	if req.TopK != nil {
+		attrs = append(attrs, semconv.GenAIRequestTopK(float64(*req.TopK)))
+	}
+	return attrs
+}
+
+// bodyParamPaths are where each protocol's body holds max tokens,
+// temperature, top_p and top_k ("" when it has none).
+var bodyParamPaths = map[translate.Protocol][4]string{
+	translate.ProtocolAnthropic:       {"max_tokens", "temperature", "top_p", "top_k"},
+	translate.ProtocolOpenAIChat:      {"max_completion_tokens", "temperature", "top_p", ""},
+	translate.ProtocolOpenAIResponses: {"max_output_tokens", "temperature", "top_p", ""},
+	translate.ProtocolGemini:          {"generationConfig.maxOutputTokens", "generationConfig.temperature", "generationConfig.topP", "generationConfig.topK"},
+}
+
+// appendBodyParams adds the sampling parameters of a passthrough body,
+// which louter does not decode.
+func appendBodyParams(attrs []attribute.KeyValue, p translate.Protocol, body []byte) []attribute.KeyValue {
+	paths, ok := bodyParamPaths[p]
+	if !ok {
+		return attrs
+	}
+	maxTokens := gjson.GetBytes(body, paths[0])
+	if !maxTokens.Exists() && p == translate.ProtocolOpenAIChat {
+		maxTokens = gjson.GetBytes(body, "max_tokens") // the older name
+	}
+	if maxTokens.Type == gjson.Number {
+		attrs = append(attrs, semconv.GenAIRequestMaxTokens(int(maxTokens.Int())))
+	}
+	if v := gjson.GetBytes(body, paths[1]); v.Type == gjson.Number {
+		attrs = append(attrs, semconv.GenAIRequestTemperature(v.Float()))
+	}
+	if v := gjson.GetBytes(body, paths[2]); v.Type == gjson.Number {
+		attrs = append(attrs, semconv.GenAIRequestTopP(v.Float()))
+	}
+	if paths[3] != "" {
+		if v := gjson.GetBytes(body, paths[3]); v.Type == gjson.Number {
+			attrs = append(attrs, semconv.GenAIRequestTopK(v.Float()))
+		}
+	}
+	return attrs
+}
+
+// startAttempt opens the attempt's client span, named as the GenAI
+// conventions name an inference span ("chat {model}"), and returns the
+// request carrying it. When the client's request carried a W3C traceparent
+// (Caddy's tracing handler sets one), it is replaced by the attempt's, so
+// a traced backend continues the trace under the attempt.
+func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel string) *http.Request {
+	if t == nil {
+		return r
+	}
+	ctx, span := t.span.TracerProvider().Tracer(tracerName).Start(r.Context(), "chat "+backendModel,
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(
+			semconv.GenAIOperationNameChat,
+			providerName(b.Protocol),
+			semconv.GenAIRequestModel(backendModel),
+			attrBackend.String(b.name),
+		))
+	t.attempt, t.attemptStart = span, time.Now()
+	if r.Header.Get("Traceparent") != "" {
+		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
+	}
+	return r.WithContext(ctx)
+}
+
+// observe looks at one stream event of a translated response for the
+// response's id and model.
+func (t *requestTrace) observe(ev *translate.Event) {
+	if t != nil && ev.Type == translate.EventMessageStart {
+		t.respID, t.respModel = ev.ID, ev.Model
+	}
+}
+
+// response takes the id and model of a complete (JSON) response.
+func (t *requestTrace) response(resp *translate.Response) {
+	if t != nil {
+		t.respID, t.respModel = resp.ID, resp.Model
+	}
+}
+
+// end closes the attempt once the upstream handler has returned: its span
+// ends with the backend's status, or why there was none, and the first
+// token's event, stamped when the first content went to the client. When
+// the attempt answered the client (final; not one a fallback chain moves
+// on from), the response's attributes go on the request's span, whose end
+// is Caddy's. They go there only: every attribute is paid for again when
+// the spans are exported.
+func (t *requestTrace) end(rw *responseWriter, final bool) {
+	if t == nil || t.attempt == nil {
+		return
+	}
+	span := t.attempt
+	t.attempt = nil
+	var attrs [2]attribute.KeyValue
+	n := 0
+	if rw.status != 0 {
+		attrs[n] = semconv.HTTPResponseStatusCode(rw.status)
+		n++
+	}
+	if et := attemptErrorType(rw); et != "" {
+		attrs[n] = semconv.ErrorTypeKey.String(et)
+		n++
+		span.SetStatus(codes.Error, et)
+	}
+	span.SetAttributes(attrs[:n]...)
+	if !rw.firstContent.IsZero() {
+		span.AddEvent(eventFirstChunk, trace.WithTimestamp(rw.firstContent))
+	}
+	span.End()
+	if final {
+		t.span.SetAttributes(t.responseAttrs(rw)...)
+	}
+}
+
+// attemptErrorType is error.type for an attempt: "" for a success.
+func attemptErrorType(rw *responseWriter) string {
+	switch {
+	case rw.timeout != nil:
+		return "timeout"
+	case rw.mode == modeUnset:
+		return "no_response" // the backend could not be reached
+	case rw.status >= 400:
+		return strconv.Itoa(rw.status)
+	case rw.streamFailed:
+		return "stream_error" // the stream ended with an error or was cut
+	}
+	return ""
+}
+
+// responseAttrs are the response's attributes.
+func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 10)
+	if t.respID != "" {
+		attrs = append(attrs, semconv.GenAIResponseID(t.respID))
+	}
+	if t.respModel != "" {
+		attrs = append(attrs, semconv.GenAIResponseModel(t.respModel))
+	}
+	if rw.stop != "" {
+		attrs = append(attrs, semconv.GenAIResponseFinishReasons(string(rw.stop)))
+	}
+	if !rw.firstContent.IsZero() {
+		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(rw.firstContent.Sub(t.attemptStart).Seconds()))
+	}
+	if rw.hasUsage {
+		u := rw.usage
+		attrs = append(attrs,
+			semconv.GenAIUsageInputTokens(u.InputTokens),
+			semconv.GenAIUsageOutputTokens(u.OutputTokens),
+		)
+		if u.CacheReadTokens > 0 {
+			attrs = append(attrs, semconv.GenAIUsageCacheReadInputTokens(u.CacheReadTokens))
+		}
+		if u.CacheWriteTokens > 0 {
+			attrs = append(attrs, semconv.GenAIUsageCacheCreationInputTokens(u.CacheWriteTokens))
+		}
+		if u.ReasoningTokens > 0 {
+			attrs = append(attrs, semconv.GenAIUsageReasoningOutputTokens(u.ReasoningTokens))
+		}
+	}
+	return attrs
+}

@@ -1,0 +1,131 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
+
+	"github.com/louter/louter/internal/testcaddy"
+)
+
+// BenchmarkProcessCPUTracing measures what Caddy's tracing costs a
+// translated streaming request, in the same way as
+// BenchmarkProcessCPUPerStream: the CPU time a separate Caddy process spends
+// per request, here on two sites of one Caddy, one with the `tracing`
+// directive and one without, both translating an Anthropic client's stream
+// from OpenAI Chat. The traced site exports every span over OTLP/gRPC to a
+// receiver in this process, so the figure includes Caddy's own span, louter's
+// GenAI attributes and attempt span, the batching and the export. Run it with
+// a fixed count, e.g.
+//
+//	go test ./e2e -run XXX -bench ProcessCPUTracing -benchtime 2000x
+func BenchmarkProcessCPUTracing(b *testing.B) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		b.Skip("needs /proc")
+	}
+	bin := buildCaddy(b)
+	up := startStreamUpstream(b)
+	spans := startSpanSink(b)
+	ports := testcaddy.FreePorts(b, 2)
+	site := func(port int, tracing string) string {
+		return fmt.Sprintf(`:%d {
+	bind 127.0.0.1
+	%s
+	louter {
+		backend up {
+			protocol openai_chat
+			reverse_proxy %s
+		}
+		model * up
+	}
+}
+`, port, tracing, up)
+	}
+	cfg := "{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n" + site(ports[0], "") + site(ports[1], "tracing")
+	cfgPath := filepath.Join(b.TempDir(), "Caddyfile")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--config", cfgPath, "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=2",
+		"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://"+spans.addr, "OTEL_EXPORTER_OTLP_INSECURE=true", "OTEL_BSP_SCHEDULE_DELAY=200")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	testcaddy.WaitListening(b, ports[0])
+	testcaddy.WaitListening(b, ports[1])
+
+	body := `{"model":"m","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	plainURL := testcaddy.URL(ports[0]) + "/v1/messages"
+	tracedURL := testcaddy.URL(ports[1]) + "/v1/messages"
+	runLoad(b, plainURL, body, "event: message_stop", 50)
+	runLoad(b, tracedURL, body, "event: message_stop", 50)
+
+	n := b.N
+	b.ResetTimer()
+	plain := cpuOf(b, cmd.Process.Pid, func() { runLoad(b, plainURL, body, "event: message_stop", n) })
+	traced := cpuOf(b, cmd.Process.Pid, func() { runLoad(b, tracedURL, body, "event: message_stop", n) })
+	b.StopTimer()
+	// The batch span processor exports every OTEL_BSP_SCHEDULE_DELAY (set
+	// short) or when a batch is full: wait, boundedly, for a first export.
+	for i := 0; i < 100 && spans.n.Load() == 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if spans.n.Load() == 0 {
+		b.Errorf("the receiver got no spans from the traced site; Caddy's log:\n%.3000s", logs.String())
+	}
+	plainUS := float64(plain.Microseconds()) / float64(n)
+	tracedUS := float64(traced.Microseconds()) / float64(n)
+	b.ReportMetric(plainUS, "untraced-cpu-µs/req")
+	b.ReportMetric(tracedUS, "traced-cpu-µs/req")
+	if plainUS > 0 {
+		b.ReportMetric(tracedUS/plainUS, "ratio")
+	}
+}
+
+// spanSink is an OTLP/gRPC trace receiver that counts the spans it gets.
+type spanSink struct {
+	collectortrace.UnimplementedTraceServiceServer
+	addr string
+	n    atomic.Int64
+}
+
+// Export implements the OTLP trace service.
+func (s *spanSink) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
+	for _, rs := range req.GetResourceSpans() {
+		for _, ss := range rs.GetScopeSpans() {
+			s.n.Add(int64(len(ss.GetSpans())))
+		}
+	}
+	return &collectortrace.ExportTraceServiceResponse{}, nil
+}
+
+func startSpanSink(b *testing.B) *spanSink {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &spanSink{addr: l.Addr().String()}
+	srv := grpc.NewServer()
+	collectortrace.RegisterTraceServiceServer(srv, s)
+	go func() { _ = srv.Serve(l) }()
+	b.Cleanup(srv.Stop)
+	return s
+}
