@@ -56,22 +56,33 @@ func TestParse(t *testing.T) {
 		wantRuns  int
 		wantBars  int // in the first run
 		wantRatio float64
+		wantName  string
 		wantErr   string
 	}{
 		{
 			name:     "reported ratio",
 			in:       "goos: linux\nBenchmarkP-2 10 5 ns/op 1.5 ratio 3 louter-cpu-µs/req 2 plain-cpu-µs/req\n",
-			wantRuns: 1, wantBars: 2, wantRatio: 1.5,
+			wantRuns: 1, wantBars: 2, wantRatio: 1.5, wantName: "louter / Caddy",
 		},
 		{
 			name:     "ratio computed from the bars",
 			in:       "BenchmarkP 10 5 ns/op 3 louter-cpu-µs/req 2 plain-cpu-µs/req\n",
-			wantRuns: 1, wantBars: 2, wantRatio: 1.5,
+			wantRuns: 1, wantBars: 2, wantRatio: 1.5, wantName: "louter / Caddy",
+		},
+		{
+			name:     "tracing pair",
+			in:       "BenchmarkT-2 10 5 ns/op 1.25 ratio 5 traced-cpu-µs/req 4 untraced-cpu-µs/req\n",
+			wantRuns: 1, wantBars: 2, wantRatio: 1.25, wantName: "with / without tracing",
+		},
+		{
+			name:     "ratio of an unknown pair",
+			in:       "BenchmarkU-2 10 5 ns/op 2 ratio 5 a-cpu-µs/req 4 b-cpu-µs/req\n",
+			wantRuns: 1, wantBars: 2, wantRatio: 2, wantName: "ratio",
 		},
 		{
 			name:     "lines without CPU metrics are left out",
 			in:       "BenchmarkA-2 10 5 ns/op 3 B/op\nBenchmarkP-2 10 5 ns/op 4 x-cpu-µs/req\n",
-			wantRuns: 1, wantBars: 1,
+			wantRuns: 1, wantBars: 1, wantName: "ratio",
 		},
 		{name: "no benchmark", in: "PASS\nok x 1s\n", wantErr: "no benchmark line"},
 		{name: "bad value", in: "BenchmarkP-2 10 five ns/op\n", wantErr: `value "five"`},
@@ -91,8 +102,8 @@ func TestParse(t *testing.T) {
 			if len(rep.runs) != tt.wantRuns || len(rep.runs[0].bars) != tt.wantBars {
 				t.Fatalf("runs %+v, want %d runs, %d bars in the first", rep.runs, tt.wantRuns, tt.wantBars)
 			}
-			if r := ratioOf(rep.runs[0]); r != tt.wantRatio {
-				t.Errorf("ratio %v, want %v", r, tt.wantRatio)
+			if name, r := ratioOf(rep.runs[0]); r != tt.wantRatio || name != tt.wantName {
+				t.Errorf("ratio %q %v, want %q %v", name, r, tt.wantName, tt.wantRatio)
 			}
 		})
 	}

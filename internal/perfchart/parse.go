@@ -108,8 +108,19 @@ func parseRun(line string) (run, error) {
 			ru.ratio = v
 		}
 	}
-	// Caddy's own proxy first, as the baseline (go test prints the metrics
-	// sorted by unit, which would put louter first).
-	sort.SliceStable(ru.bars, func(i, j int) bool { return ru.bars[i].metric == "plain" && ru.bars[j].metric != "plain" })
+	// Baselines first (go test prints the metrics sorted by unit, which
+	// would put louter before Caddy's plain proxy).
+	sort.SliceStable(ru.bars, func(i, j int) bool { return isBaseline(ru.bars[i].metric) && !isBaseline(ru.bars[j].metric) })
 	return ru, nil
+}
+
+// isBaseline reports whether metric is the baseline of one of the known
+// pairs (Caddy's plain proxy, louter without tracing).
+func isBaseline(metric string) bool {
+	for _, p := range pairs {
+		if p.baseline == metric {
+			return true
+		}
+	}
+	return false
 }

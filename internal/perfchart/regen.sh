@@ -1,7 +1,8 @@
 #!/bin/sh
-# regen.sh runs the whole-process CPU benchmark once (a separate Caddy
-# process: plain reverse_proxy against louter translating) and redraws the
-# README's chart from its output. Run it from anywhere in the checkout:
+# regen.sh runs the whole-process CPU benchmarks of e2e once (a separate
+# Caddy process: plain reverse_proxy against louter translating, and louter
+# with and without tracing) and redraws the README's chart from their
+# output. Run it from anywhere in the checkout:
 #
 #	internal/perfchart/regen.sh            # 2000 requests per side
 #	BENCHTIME=200x internal/perfchart/regen.sh
@@ -13,12 +14,16 @@ set -eu
 cd "$(dirname "$0")/../.."
 mkdir -p testdata/bench docs
 out=testdata/bench/processcpu.txt
+trap 'rm -f "$out.tmp" docs/perf.svg.tmp' EXIT
 {
 	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "loadavg-before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	go test ./e2e -run XXX -bench ProcessCPU -benchtime "${BENCHTIME:-2000x}"
 	echo "loadavg-after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out.tmp"
+# Replace the files only when the new output draws: a failed run keeps
+# the last good output and chart.
+go run ./internal/perfchart <"$out.tmp" >docs/perf.svg.tmp
 mv "$out.tmp" "$out"
-go run ./internal/perfchart <"$out" >docs/perf.svg
+mv docs/perf.svg.tmp docs/perf.svg
 echo "wrote $out and docs/perf.svg"

@@ -6,16 +6,25 @@ import (
 	"strings"
 )
 
-// labels names the bars of BenchmarkProcessCPUPerStream's metrics; any
+// labels names the bars of the e2e ProcessCPU benchmarks' metrics; any
 // other metric is shown by its own name.
 var labels = map[string]string{
-	"plain":  "Caddy reverse_proxy",
-	"louter": "louter, Anthropic → OpenAI",
+	"plain":    "Caddy reverse_proxy",
+	"louter":   "louter, Anthropic → OpenAI Chat",
+	"untraced": "louter, without tracing",
+	"traced":   "louter, with tracing",
 }
 
-// colors of the bars: Caddy's own proxy in grey, louter in blue, others
-// in turn from the rest.
-var colors = map[string]string{"plain": "#9aa5b1", "louter": "#2b7bb9"}
+// colors of the bars: the baselines in grey, louter in blue, others in
+// turn from spareColors.
+var colors = map[string]string{"plain": "#9aa5b1", "untraced": "#9aa5b1", "louter": "#2b7bb9", "traced": "#2b7bb9"}
+
+// pairs are the ratios the benchmarks report (measured over baseline) and
+// how the chart names them.
+var pairs = []struct{ measured, baseline, name string }{
+	{"louter", "plain", "louter / Caddy"},
+	{"traced", "untraced", "with / without tracing"},
+}
 
 var spareColors = []string{"#e08a2c", "#5a9e4b", "#8e5ea2"}
 
@@ -42,8 +51,8 @@ func writeSVG(w io.Writer, rep *report) error {
 		}
 	}
 	sub := subtitles(rep.config)
-	top := 40 + 18*len(sub) + 12
-	height := top + len(rep.runs)*(rowH+8) + rows*rowH + 28
+	top := 38 + 18*len(sub) // below the title and the subtitles
+	height := top + len(rep.runs)*(rowH+8) + rows*rowH + 10
 
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="13">`+"\n", width, height, width, height)
@@ -56,8 +65,8 @@ func writeSVG(w io.Writer, rep *report) error {
 	spare := map[string]string{}
 	for _, ru := range rep.runs {
 		head := ru.name
-		if r := ratioOf(ru); r > 0 {
-			head += fmt.Sprintf(" — louter / Caddy = %.2f×", r)
+		if name, r := ratioOf(ru); r > 0 {
+			head += fmt.Sprintf(" — %s = %.2f×", name, r)
 		}
 		y += rowH - 8
 		fmt.Fprintf(&s, `<text x="16" y="%d" font-weight="bold">%s</text>`+"\n", y, esc(head))
@@ -88,25 +97,25 @@ func writeSVG(w io.Writer, rep *report) error {
 	return err
 }
 
-// ratioOf is the benchmark's reported ratio, or louter's bar over the plain
-// proxy's when it reports none; 0 when neither is known.
-func ratioOf(ru run) float64 {
-	if ru.ratio > 0 {
-		return ru.ratio
-	}
-	var plain, louter float64
+// ratioOf names the benchmark's ratio and gives its value: the reported
+// "ratio" metric, or the measured bar over its baseline when none is
+// reported. The value is 0 when neither is known.
+func ratioOf(ru run) (string, float64) {
+	value := map[string]float64{}
 	for _, b := range ru.bars {
-		switch b.metric {
-		case "plain":
-			plain = b.value
-		case "louter":
-			louter = b.value
+		value[b.metric] = b.value
+	}
+	for _, p := range pairs {
+		m, base := value[p.measured], value[p.baseline]
+		if m == 0 || base == 0 {
+			continue
 		}
+		if ru.ratio > 0 {
+			return p.name, ru.ratio
+		}
+		return p.name, m / base
 	}
-	if plain > 0 && louter > 0 {
-		return louter / plain
-	}
-	return 0
+	return "ratio", ru.ratio
 }
 
 // subtitles describes the machine and run from the output's header: the
