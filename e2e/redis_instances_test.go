@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,7 @@ import (
 
 // instanceConfig is one Caddy instance: an on_error open site and an
 // on_error closed site with the same redis setting and client, and a
-// mock backend of the instance's own.
+// mock backend and metrics endpoint of the instance's own.
 const instanceConfig = `{
 	admin off
 	auto_https off
@@ -60,19 +61,25 @@ const instanceConfig = `{
 		name {NAME}
 	}
 }
+:{METRICS} {
+	bind 127.0.0.1
+	metrics
+}
 `
 
 func TestTwoCaddyInstancesShareRedisLimit(t *testing.T) {
 	srv := testredis.Start(t)
-	ports := testcaddy.FreePorts(t, 6)
+	ports := testcaddy.FreePorts(t, 8)
 	// sites[i] = {open port, closed port} of instance i.
 	var sites [2][2]int
+	var metricsURLs [2]string
 	for i := range sites {
-		open, closed, mock := ports[3*i], ports[3*i+1], ports[3*i+2]
+		open, closed, mock, metrics := ports[4*i], ports[4*i+1], ports[4*i+2], ports[4*i+3]
 		sites[i] = [2]int{open, closed}
+		metricsURLs[i] = testcaddy.URL(metrics) + "/metrics"
 		startCaddyProcess(t, strings.NewReplacer(
 			"{REDIS}", srv.Addr, "{CAROL}", sha256Hex("carol-key"),
-			"{OPEN}", fmt.Sprint(open), "{CLOSED}", fmt.Sprint(closed), "{MOCK}", fmt.Sprint(mock),
+			"{OPEN}", fmt.Sprint(open), "{CLOSED}", fmt.Sprint(closed), "{MOCK}", fmt.Sprint(mock), "{METRICS}", fmt.Sprint(metrics),
 			"{NAME}", fmt.Sprintf("instance-%d-mock", i),
 		).Replace(instanceConfig))
 	}
@@ -147,6 +154,45 @@ func TestTwoCaddyInstancesShareRedisLimit(t *testing.T) {
 			t.Errorf("instance %d, on_error closed: status %d, want 503", i, a.status)
 		}
 	}
+
+	// Each instance counted its own refusals: together the 30 over the
+	// limit, and one each while Redis was gone.
+	var limited float64
+	for i, u := range metricsURLs {
+		limited += refusals(t, u, `limit="requests"`)
+		if n := refusals(t, u, `limit="store_unavailable"`); n != 1 {
+			t.Errorf("instance %d: %v refusals for the unavailable store, want 1", i, n)
+		}
+	}
+	if limited != total-10 {
+		t.Errorf("the instances counted %v refusals by the request limit, want %d", limited, total-10)
+	}
+}
+
+// refusals sums louter_limit_refusals_total of client carol with the given
+// label on one instance's metrics endpoint.
+func refusals(t *testing.T, url, label string) float64 {
+	t.Helper()
+	resp, err := testcaddy.Client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var n float64
+	for _, line := range strings.Split(string(body), "\n") {
+		series, value, ok := strings.Cut(line, " ")
+		if !ok || !strings.HasPrefix(series, "louter_limit_refusals_total{") ||
+			!strings.Contains(series, `client_name="carol"`) || !strings.Contains(series, label) {
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
+		}
+		n += v
+	}
+	return n
 }
 
 func sha256Hex(s string) string {
