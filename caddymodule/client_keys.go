@@ -62,7 +62,8 @@ type ClientAccess struct {
 // ClientKey is one client of louter.
 type ClientKey struct {
 	// The client's name: the {http.louter.client_name} placeholder, the
-	// access log's louter_client_name field, and the usage ledger's key.
+	// access log's louter_client_name field, the client_name label of
+	// louter's metrics, and the usage ledger's key.
 	Name string `json:"name"`
 
 	// The SHA-256 of the client's key, in hex (e.g. the output of

@@ -109,6 +109,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 			if a.failClosed {
 				l.logger.Error("the limit store failed; refusing the request (on_error closed)", zap.String("scope", s.name), zap.Error(err))
 				g.cancel(context.WithoutCancel(ctx))
+				l.countRefusal(c, limitStoreUnavailable)
 				w.Header().Set("Retry-After", "1")
 				_ = writeError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
 				return nil, false
@@ -121,6 +122,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 			if c := l.logger.Check(zap.DebugLevel, "limit reached"); c != nil {
 				c.Write(zap.String("scope", s.name), zap.String("limit", string(ref.Kind)))
 			}
+			l.countRefusal(c, string(ref.Kind))
 			writeLimitError(w, p, ref)
 			return nil, false
 		}
@@ -198,4 +200,12 @@ func (a *access) price(models ...string) (limits.Price, bool) {
 func mustCodec(p translate.Protocol) translate.Codec {
 	c, _ := translate.Lookup(p)
 	return c
+}
+
+// countRefusal counts a request a limit refused in
+// louter_limit_refusals_total.
+func (l *Louter) countRefusal(c *clientEntry, limit string) {
+	if l.metrics != nil {
+		l.metrics.refusals.WithLabelValues(metricClientName(l.access, c), limit).Inc()
+	}
 }

@@ -33,6 +33,7 @@ type exchangeRecord struct {
 	start   time.Time
 
 	client       translate.Protocol
+	clientName   string // the metrics' client_name label (metricClientName)
 	backend      string // the configured backend name; empty before routing
 	model        string // the matched route's pattern (the metric label)
 	clientModel  string // the model the client asked for (not a label: clients choose it)
@@ -62,6 +63,7 @@ func (l *Louter) beginExchange(w http.ResponseWriter, r *http.Request, p transla
 		metrics:               l.metrics,
 		start:                 time.Now(),
 		client:                p,
+		clientName:            metricClientName(l.access, clientOf(r)),
 	}
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Map(x.placeholder)
@@ -155,7 +157,7 @@ func (x *exchangeRecord) route(b *Backend, pattern, clientModel, backendModel st
 	if x.streamOpen {
 		// An earlier attempt of a fallback chain opened the stream on its
 		// backend's series; it moves to this one's (streaming reopens it).
-		x.metrics.seriesFor(string(x.client), x.backend, x.model).streamsOpen.Dec()
+		x.metrics.seriesFor(seriesKey{string(x.client), x.clientName, x.backend, x.model}).streamsOpen.Dec()
 		x.streamOpen = false
 	}
 	x.routed = true
@@ -170,7 +172,7 @@ func (x *exchangeRecord) streaming(stream bool) {
 	x.stream, x.streamKnown = stream, true
 	if stream && x.metrics != nil {
 		x.streamOpen = true
-		x.metrics.seriesFor(string(x.client), x.backend, x.model).streamsOpen.Inc()
+		x.metrics.seriesFor(seriesKey{string(x.client), x.clientName, x.backend, x.model}).streamsOpen.Inc()
 	}
 }
 
@@ -204,8 +206,8 @@ func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
 		return
 	}
 	client := string(x.client)
-	k := seriesKey{client, x.backend, x.model}
-	s := m.seriesFor(k.client, k.backend, k.model)
+	k := seriesKey{client, x.clientName, x.backend, x.model}
+	s := m.seriesFor(k)
 	s.request(m, k, codeClass(x.status), outcome)
 	s.duration.Observe(now.Sub(x.start).Seconds())
 	if x.streamOpen {

@@ -13,16 +13,18 @@ import (
 // registry of the Caddy config that provisions the handler, so they appear
 // wherever Caddy serves its metrics (the admin endpoint's /metrics, the
 // metrics handler). Labels are bounded: protocols, configured backend names
-// and configured route patterns, outcome and kind enums; never a raw client
-// string.
+// and configured route patterns, client names from the key table (others
+// as "other", see metricClientName), outcome and kind enums; never a raw
+// client string.
 type louterMetrics struct {
-	requests      *prometheus.CounterVec   // client, backend, model, code_class, outcome
-	tokens        *prometheus.CounterVec   // client, backend, model, kind
+	requests      *prometheus.CounterVec   // client, client_name, backend, model, code_class, outcome
+	tokens        *prometheus.CounterVec   // client, client_name, backend, model, kind
 	ttft          *prometheus.HistogramVec // client, backend, model
 	duration      *prometheus.HistogramVec // client, backend, model
 	streamsOpen   *prometheus.GaugeVec     // client, backend
 	upstreamError *prometheus.CounterVec   // backend, kind
 	dropped       *prometheus.CounterVec   // client, backend, field
+	refusals      *prometheus.CounterVec   // client_name, limit
 
 	// series caches the children of one client, backend and model, so a
 	// request looks its labels up once (seriesFor) rather than once per
@@ -30,7 +32,7 @@ type louterMetrics struct {
 	series sync.Map // seriesKey → *routeSeries
 }
 
-type seriesKey struct{ client, backend, model string }
+type seriesKey struct{ client, clientName, backend, model string }
 
 // routeSeries are the children of the metrics of one client protocol,
 // backend and model route. The label sets are bounded, so the cache is.
@@ -47,9 +49,10 @@ type routeSeries struct {
 // order.
 var tokenKinds = [...]string{"input", "output", "cache_read", "cache_write", "reasoning"}
 
-// seriesFor returns the cached children of a client, backend and model.
-func (m *louterMetrics) seriesFor(client, backend, model string) *routeSeries {
-	k := seriesKey{client, backend, model}
+// seriesFor returns the cached children of a client protocol, client name,
+// backend and model.
+func (m *louterMetrics) seriesFor(k seriesKey) *routeSeries {
+	client, backend, model := k.client, k.backend, k.model
 	if s, ok := m.series.Load(k); ok {
 		return s.(*routeSeries)
 	}
@@ -59,7 +62,7 @@ func (m *louterMetrics) seriesFor(client, backend, model string) *routeSeries {
 		streamsOpen: m.streamsOpen.WithLabelValues(client, backend),
 	}
 	for i, kind := range tokenKinds {
-		s.tokens[i] = m.tokens.WithLabelValues(client, backend, model, kind)
+		s.tokens[i] = m.tokens.WithLabelValues(client, k.clientName, backend, model, kind)
 	}
 	actual, _ := m.series.LoadOrStore(k, s)
 	return actual.(*routeSeries)
@@ -70,7 +73,7 @@ func (s *routeSeries) request(m *louterMetrics, k seriesKey, class, outcome stri
 	ck := [2]string{class, outcome}
 	c, ok := s.requests.Load(ck)
 	if !ok {
-		c, _ = s.requests.LoadOrStore(ck, m.requests.WithLabelValues(k.client, k.backend, k.model, class, outcome))
+		c, _ = s.requests.LoadOrStore(ck, m.requests.WithLabelValues(k.client, k.clientName, k.backend, k.model, class, outcome))
 	}
 	c.(prometheus.Counter).Inc()
 }
@@ -112,12 +115,12 @@ func newLouterMetrics() *louterMetrics {
 	return &louterMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "requests_total",
-			Help: "Generation requests louter handled, by client protocol, backend, model route, status class of the answer and outcome.",
-		}, append(rl[:3:3], "code_class", "outcome")),
+			Help: "Generation requests louter handled, by client protocol, client name, backend, model route, status class of the answer and outcome.",
+		}, []string{"client", "client_name", "backend", "model", "code_class", "outcome"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "tokens_total",
 			Help: "Tokens the backends reported, by kind: input (all input, cached included), output, cache_read, cache_write, reasoning (part of output).",
-		}, append(rl[:3:3], "kind")),
+		}, []string{"client", "client_name", "backend", "model", "kind"}),
 		ttft: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Name: "time_to_first_token_seconds",
 			Help:    "Time from the request's arrival to the first content sent to a streaming client.",
@@ -140,6 +143,10 @@ func newLouterMetrics() *louterMetrics {
 			Namespace: ns, Name: "dropped_fields_total",
 			Help: "Request fields left out in translation, by top-level field (\"unknown\" for fields louter does not know).",
 		}, []string{"client", "backend", "field"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "limit_refusals_total",
+			Help: "Requests a client or route limit refused, by client name and limit: requests, tokens, concurrent, budget, store_unavailable (the Redis store failed and on_error is closed).",
+		}, []string{"client_name", "limit"}),
 	}
 }
 
@@ -177,6 +184,9 @@ func registerMetrics(reg prometheus.Registerer) (*louterMetrics, error) {
 		return nil, err
 	}
 	if m.dropped, err = register(reg, m.dropped); err != nil {
+		return nil, err
+	}
+	if m.refusals, err = register(reg, m.refusals); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -257,4 +267,22 @@ func droppedLabel(entry string) string {
 		droppedLabels.n.Add(-1)
 	}
 	return field
+}
+
+// limitStoreUnavailable is louter_limit_refusals_total's limit label of a
+// request refused because the limit store failed (on_error closed).
+const limitStoreUnavailable = "store_unavailable"
+
+// metricClientName is the client_name label of a request's client: empty
+// without a key table or client, the configured name of a client in the
+// key table, and "other" for an identity another module established that
+// names no configured client (free-form, so not a label of its own).
+func metricClientName(a *access, c *clientEntry) string {
+	if c == nil {
+		return ""
+	}
+	if a != nil && a.byName[c.name] == c {
+		return c.name
+	}
+	return "other"
 }

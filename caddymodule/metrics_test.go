@@ -32,8 +32,8 @@ func TestRegisterMetricsShared(t *testing.T) {
 	if a.requests != b.requests || a.tokens != b.tokens || a.dropped != b.dropped || a.streamsOpen != b.streamsOpen {
 		t.Error("two handlers of one config got different collectors")
 	}
-	b.requests.WithLabelValues("anthropic", "b", "m*", "2xx", outcomeOK).Inc()
-	if n := testutil.ToFloat64(a.requests.WithLabelValues("anthropic", "b", "m*", "2xx", outcomeOK)); n != 1 {
+	b.requests.WithLabelValues("anthropic", "", "b", "m*", "2xx", outcomeOK).Inc()
+	if n := testutil.ToFloat64(a.requests.WithLabelValues("anthropic", "", "b", "m*", "2xx", outcomeOK)); n != 1 {
 		t.Errorf("count seen through the first handler = %v, want 1", n)
 	}
 	c, err := registerMetrics(prometheus.NewPedanticRegistry())

@@ -12,11 +12,21 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 )
 
 const netnsEnv = "LOUTER_E2E_IN_NETNS"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(caddyProcessEnv) != "" {
+		// This binary links the same modules as cmd/caddy (standard,
+		// louter, louter_mock through internal/testcaddy): a test that
+		// needs separate Caddy processes runs it as Caddy itself, with no
+		// build step (caddy_process_test.go).
+		caddycmd.Main()
+		return
+	}
 	if os.Getenv(netnsEnv) == "" {
 		if code, ok := reexecInNetns(); ok {
 			os.Exit(code)
