@@ -31,6 +31,7 @@ type RouteFallback struct {
 // sent to the client.
 type attemptFailure struct {
 	reason     string
+	kind       string        // the upstream error kind (metrics.go), a metric label
 	status     int           // the backend's status, or the one louter would answer
 	retryAfter time.Duration // the backend's Retry-After, 0 when none
 }
@@ -114,6 +115,7 @@ func (l *Louter) serveChain(w http.ResponseWriter, r *http.Request, q *chatReque
 			return err
 		}
 		until := l.cooldowns.failed(t.backend.name, failure.retryAfter)
+		l.metrics.fellBack(route.Match, t.backend.name, targets[i+1].backend.name, failure.kind) // metrics.go
 		if c := l.logger.Check(zapcore.InfoLevel, "backend attempt failed; falling back"); c != nil {
 			fields := []zap.Field{
 				zap.String("backend", t.backend.name),

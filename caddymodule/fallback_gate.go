@@ -124,35 +124,36 @@ func (rw *responseWriter) release() error {
 // failedBeforeContent reports why the attempt failed with nothing sent to
 // the client, in a way the next backend of a chain may do better: "" when
 // it answered (or failed in a way another backend would repeat, such as a
-// 400). uerr is what the upstream handler returned.
-func (rw *responseWriter) failedBeforeContent(uerr error) (reason string, status int) {
+// 400): nil when it answered (or failed in a way another backend would
+// repeat, such as a 400). uerr is what the upstream handler returned.
+func (rw *responseWriter) failedBeforeContent(uerr error) *attemptFailure {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	if rw.committed || rw.clientErr != nil {
-		return "", 0
+		return nil
 	}
 	if rw.timeout != nil {
-		return rw.timeout.Message, http.StatusGatewayTimeout
+		return &attemptFailure{reason: rw.timeout.Message, kind: upstreamFirstByteTimeout, status: http.StatusGatewayTimeout}
 	}
 	switch rw.mode {
 	case modeUnset:
 		if uerr == nil {
-			return "the upstream handler wrote no response", http.StatusBadGateway
+			return &attemptFailure{reason: "the upstream handler wrote no response", kind: upstreamUnreachable, status: http.StatusBadGateway}
 		}
-		return "unreachable: " + uerr.Error(), http.StatusBadGateway
+		return &attemptFailure{reason: "unreachable: " + uerr.Error(), kind: upstreamUnreachable, status: http.StatusBadGateway}
 	case modeError, modePassError:
 		if retryableStatus(rw.status) {
-			return "status " + strconv.Itoa(rw.status), rw.status
+			return &attemptFailure{reason: "status " + strconv.Itoa(rw.status), kind: statusKind(rw.status), status: rw.status}
 		}
 	case modeStream, modePassSSE, modeStreamToJSON:
 		if rw.hold.failure != nil {
-			return "stream error before content: " + rw.hold.failure.Message, rw.status
+			return &attemptFailure{reason: "stream error before content: " + rw.hold.failure.Message, kind: upstreamStreamError, status: rw.status}
 		}
 		if !rw.hold.content && !rw.streamEnded() {
-			return "stream ended before content", rw.status
+			return &attemptFailure{reason: "stream ended before content", kind: upstreamStreamError, status: rw.status}
 		}
 	}
-	return "", 0
+	return nil
 }
 
 // streamEnded reports whether the backend's stream reached its terminal

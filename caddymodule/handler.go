@@ -80,13 +80,15 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	q.ep, q.client, q.body, q.model, q.pathModel, q.route, q.pattern = ep, client, body, model, pathModel, route, route.Match
 	q.streamMember = top.Stream.Type == gjson.True
 	t := routeTarget{backend: route.backend, rename: route.Rename}
+	byCondition := false
 	if len(route.When) > 0 {
 		// A condition may pick another backend (route_conditions.go); it
 		// then serves alone, without the route's fallbacks.
-		t.backend, t.rename, q.ir = l.applyConditions(route, ep.protocol, client, r.Header, body, model)
+		t.backend, t.rename, q.ir, byCondition = l.applyConditions(route, ep.protocol, client, r.Header, body, model)
+		l.metrics.routeDecision(route.Match, t.backend.name, byCondition)
 	}
 	q.conversation = newConversation(ep.protocol, r.Header, &top, body) // conversation_key.go
-	if len(route.Fallbacks) > 0 && t.backend == route.backend && t.rename == route.Rename {
+	if len(route.Fallbacks) > 0 && !byCondition {
 		return l.serveChain(w, r, q, route) // fallback.go
 	}
 	_, err = l.serveBackend(w, r, q, t, false)
@@ -246,8 +248,8 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		// the client's protocol, or an error response when nothing was sent
 		// yet — and returns normally.
 		if v == http.ErrAbortHandler && r.Context().Err() == nil && canFallBack {
-			if reason, status := rw.failedBeforeContent(errors.New("the backend connection failed")); reason != "" {
-				failure, err = &attemptFailure{reason: reason, status: status}, nil
+			if f := rw.failedBeforeContent(errors.New("the backend connection failed")); f != nil {
+				failure, err = f, nil
 				return // nothing reached the client: the next backend takes over
 			}
 		}
@@ -268,8 +270,9 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	ur = rw.trace.startAttempt(ur, b, backendModel)
 	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
 	if canFallBack && r.Context().Err() == nil { // a client that has gone is not served by another backend either
-		if reason, status := rw.failedBeforeContent(uerr); reason != "" {
-			return &attemptFailure{reason: reason, status: status, retryAfter: retryAfter(rw.header, time.Now())}, nil
+		if f := rw.failedBeforeContent(uerr); f != nil {
+			f.retryAfter = retryAfter(rw.header, time.Now())
+			return f, nil
 		}
 	}
 	if te := rw.timedOut(); te != nil && rw.mode == modeUnset {

@@ -50,6 +50,10 @@ func TestIntegrationFallbackWithConditions(t *testing.T) {
 		default_scenario text
 	}
 }
+:{PORT3} {
+	bind 127.0.0.1
+	metrics
+}
 `)
 	testcaddy.WaitListening(t, ports[1])
 	testcaddy.WaitListening(t, ports[2])
@@ -78,5 +82,23 @@ func TestIntegrationFallbackWithConditions(t *testing.T) {
 				t.Errorf("%d %s, want %d with %q", resp.StatusCode, got, tc.wantStatus, tc.wantText)
 			}
 		})
+	}
+
+	// The decisions and the one fallback are counted.
+	resp, err := testcaddy.Client.Get(testcaddy.URL(ports[3]) + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	metrics, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`louter_fallbacks_total{from="primary",kind="overloaded",model="mix-*",to="backup"} 1`,
+		`louter_route_decisions_total{backend="primary",by="route",model="mix-*"} 1`,
+		`louter_route_decisions_total{backend="chosen",by="condition",model="mix-*"} 2`,
+		`louter_upstream_errors_total{backend="primary",kind="overloaded"} 1`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 }

@@ -25,6 +25,8 @@ type louterMetrics struct {
 	upstreamError *prometheus.CounterVec   // backend, kind
 	dropped       *prometheus.CounterVec   // client, backend, field
 	refusals      *prometheus.CounterVec   // client_name, limit
+	fallbacks     *prometheus.CounterVec   // model, from, to, kind
+	decisions     *prometheus.CounterVec   // model, backend, by
 
 	// series caches the children of one client, backend and model, so a
 	// request looks its labels up once (seriesFor) rather than once per
@@ -147,7 +149,39 @@ func newLouterMetrics() *louterMetrics {
 			Namespace: ns, Name: "limit_refusals_total",
 			Help: "Requests a client or route limit refused, by client name and limit: requests, tokens, concurrent, budget, store_unavailable (the Redis store failed and on_error is closed).",
 		}, []string{"client_name", "limit"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "fallbacks_total",
+			Help: "Attempts of a fallback chain that failed before the client received content and left the request to the next backend, by model route, failed backend, next backend and upstream error kind.",
+		}, []string{"model", "from", "to", "kind"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "route_decisions_total",
+			Help: "Requests of model routes with when conditions, by model route, chosen backend and what chose it: condition (a when line held) or route (none did).",
+		}, []string{"model", "backend", "by"}),
 	}
+}
+
+// fellBack counts an attempt of a fallback chain that failed and left the
+// request to the next backend: a fallback, and the backend's upstream
+// error. m may be nil (no metrics registry).
+func (m *louterMetrics) fellBack(model, from, to, kind string) {
+	if m == nil {
+		return
+	}
+	m.fallbacks.WithLabelValues(model, from, to, kind).Inc()
+	m.upstreamError.WithLabelValues(from, kind).Inc()
+}
+
+// routeDecision counts the backend a route with conditions chose; by is
+// "condition" or "route". m may be nil.
+func (m *louterMetrics) routeDecision(model, backend string, byCondition bool) {
+	if m == nil {
+		return
+	}
+	by := "route"
+	if byCondition {
+		by = "condition"
+	}
+	m.decisions.WithLabelValues(model, backend, by).Inc()
 }
 
 // metricsRegistration serializes registering: handlers of one config are
@@ -187,6 +221,12 @@ func registerMetrics(reg prometheus.Registerer) (*louterMetrics, error) {
 		return nil, err
 	}
 	if m.refusals, err = register(reg, m.refusals); err != nil {
+		return nil, err
+	}
+	if m.fallbacks, err = register(reg, m.fallbacks); err != nil {
+		return nil, err
+	}
+	if m.decisions, err = register(reg, m.decisions); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -370,11 +370,11 @@ func (l *Louter) validateConditions() []error {
 // applyConditions tests the conditions of the route that matched model,
 // and returns the backend and rename they pick, with the request decoded
 // if a condition needed it (nil otherwise), so that a translated request
-// is not decoded twice. A body that does not decode fails the tests that
+// is not decoded twice, and whether a condition held (else the route's own
+// backend and rename are returned). A body that does not decode fails the tests that
 // need it; the error is reported later, by the backend's own translation,
 // as without conditions.
-func (l *Louter) applyConditions(route *ModelRoute, p translate.Protocol, client translate.Codec, h http.Header, body []byte, model string) (*Backend, string, *translate.Request) {
-	var ir *translate.Request
+func (l *Louter) applyConditions(route *ModelRoute, p translate.Protocol, client translate.Codec, h http.Header, body []byte, model string) (b *Backend, rename string, ir *translate.Request, held bool) {
 	decoded := false
 	in := conditionInput{
 		client: p, header: h, body: body, tokensFor: route.backend.Protocol,
@@ -390,11 +390,12 @@ func (l *Louter) applyConditions(route *ModelRoute, p translate.Protocol, client
 	}
 	b, rename, c := route.chooseBackend(&in)
 	if c != nil {
+		held = true
 		if ce := l.logger.Check(zapcore.DebugLevel, "route condition matched"); ce != nil {
 			ce.Write(zap.String("model", model), zap.String("route", route.Match), zap.String("backend", c.Backend), zap.String("condition", c.String()))
 		}
 	}
-	return b, rename, ir
+	return b, rename, ir, held
 }
 
 // String describes the condition's tests in the Caddyfile's words, for
