@@ -77,7 +77,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	q.ep, q.client, q.body, q.model, q.pathModel, q.route, q.pattern = ep, client, body, model, pathModel, route, route.Match
+	q.ep, q.client, q.body, q.model, q.pathModel, q.route = ep, client, body, model, pathModel, route
 	q.streamMember = top.Stream.Type == gjson.True
 	t := routeTarget{backend: route.backend, rename: route.Rename}
 	byCondition := false
@@ -100,12 +100,11 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 type chatRequest struct {
 	ep           clientEndpoint
 	client       translate.Codec
-	body         []byte // the client's body; never modified, so each attempt starts from it
-	streamMember bool   // the body's stream member is true
-	model        string // the model the client asked for
-	pathModel    string // the model named in the path (Gemini), or ""
-	route        *ModelRoute
-	pattern      string // the pattern of the route that matched, the metrics' model label
+	body         []byte      // the client's body; never modified, so each attempt starts from it
+	streamMember bool        // the body's stream member is true
+	model        string      // the model the client asked for
+	pathModel    string      // the model named in the path (Gemini), or ""
+	route        *ModelRoute // the route that matched; its pattern is the metrics' model label
 	// ir is the request decoded early for a route condition, or nil. The
 	// first attempt's translation takes it over (and changes it), so it
 	// is cleared then: a later attempt decodes body afresh.
@@ -143,7 +142,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if t.rename != "" {
 		backendModel = t.rename
 	}
-	q.x.route(b, q.pattern, model, backendModel)
+	q.x.route(b, q.route.Match, model, backendModel)
 	q.rw = nil
 	if te := checkBackendModel(b, backendModel, t.rename != ""); te != nil {
 		return nil, l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
