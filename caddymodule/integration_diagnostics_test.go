@@ -52,8 +52,8 @@ func TestDiagnosticsAdmin(t *testing.T) {
 	ports := testcaddy.StartWith(t, testcaddy.Options{AdminPort: admin}, diagnosticsCaddyfile)
 	testcaddy.WaitListening(t, admin)
 
-	// ourHandler picks this config's handler: unit tests running in
-	// parallel may have handlers of their own provisioned at the moment.
+	// ourHandler picks this config's handler, not assuming it is the only
+	// one listed (a config being replaced is listed until it is unloaded).
 	ourHandler := func(t *testing.T, rep gjson.Result) gjson.Result {
 		t.Helper()
 		want := fmt.Sprintf("127.0.0.1:%d", ports[1])
