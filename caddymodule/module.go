@@ -178,6 +178,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	l.provisionFallbacks()  // fallback.go
 	l.provisionConditions() // route_conditions.go
 	l.warnUnsetKeys()
+	l.registerDiagnostics(ctx)    // diagnostics_admin.go
 	return l.provisionAccess(ctx) // client_keys.go
 }
 

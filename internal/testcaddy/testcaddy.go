@@ -38,6 +38,9 @@ type Options struct {
 	// LogFile, when set, receives the default logger's lines (JSON)
 	// instead of stderr, for tests that read what was logged.
 	LogFile string
+	// AdminPort, when set, turns Caddy's admin endpoint on, at
+	// 127.0.0.1:AdminPort, for tests of admin API modules.
+	AdminPort int
 }
 
 func (o Options) globals() string {
@@ -49,7 +52,11 @@ func (o Options) globals() string {
 	if o.LogFile != "" {
 		out = fmt.Sprintf("\t\toutput file %q\n\t\tformat json\n", o.LogFile)
 	}
-	return "{" + globalOptions + "\tlog {\n\t\tlevel " + level + "\n" + out + "\t}\n}\n"
+	globals := globalOptions
+	if o.AdminPort != 0 {
+		globals = strings.Replace(globals, "admin off", fmt.Sprintf("admin 127.0.0.1:%d", o.AdminPort), 1)
+	}
+	return "{" + globals + "\tlog {\n\t\tlevel " + level + "\n" + out + "\t}\n}\n"
 }
 
 // one config runs at a time in a process.

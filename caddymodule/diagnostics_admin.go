@@ -1,0 +1,245 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+)
+
+func init() {
+	caddy.RegisterModule(DiagnosticsAdmin{})
+}
+
+// DiagnosticsAdmin is the admin.api.louter_diagnostics module: it serves,
+// on Caddy's admin endpoint at GET /louter/diagnostics, what each running
+// louter handler is configured with, as JSON:
+//
+//	{"handlers": [{"backends": [{"name": "openai", "protocol": "openai_chat",
+//	  "base_path": "/v1", "upstreams": ["api.openai.com:443"],
+//	  "key_configured": true}], "routes": [{"match": "gpt-*",
+//	  "backend": "openai"}]}]}
+//
+// Keys are never shown, only whether one is configured. With ?probe=1 each
+// backend is also asked for its model list (GET {base_path}/models through
+// its own upstream handler, with its key), concurrently and within
+// diagnosticsProbeTimeout, and its entry gets a "probe" object: reachable,
+// status, latency_ms and a scrubbed error. Probing is opt-in because it
+// sends requests to the providers. Like every admin.api module it is
+// always loaded; it needs no configuration.
+type DiagnosticsAdmin struct{}
+
+// CaddyModule returns the Caddy module information.
+func (DiagnosticsAdmin) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "admin.api.louter_diagnostics",
+		New: func() caddy.Module { return new(DiagnosticsAdmin) },
+	}
+}
+
+// Routes implements caddy.AdminRouter.
+func (DiagnosticsAdmin) Routes() []caddy.AdminRoute {
+	return []caddy.AdminRoute{{Pattern: "/louter/diagnostics", Handler: caddy.AdminHandlerFunc(serveDiagnostics)}}
+}
+
+// diagnosticsProbeTimeout bounds each backend probe.
+const diagnosticsProbeTimeout = 5 * time.Second
+
+// liveHandlers are the provisioned louter handlers of the running
+// config(s), with the HTTP server each belongs to (reverse_proxy needs one
+// in a request's context). A handler leaves when its config is unloaded.
+var liveHandlers struct {
+	sync.Mutex
+	list []liveHandler
+}
+
+type liveHandler struct {
+	l      *Louter
+	server *caddyhttp.Server
+}
+
+// registerDiagnostics lists l for the diagnostics endpoint until ctx's
+// config is unloaded. Called from Provision. A handler provisioned outside
+// an HTTP server (as unit tests do) serves nothing and is not listed: a
+// probe through it could not run.
+func (l *Louter) registerDiagnostics(ctx caddy.Context) {
+	srv, _ := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	if srv == nil {
+		return
+	}
+	liveHandlers.Lock()
+	liveHandlers.list = append(liveHandlers.list, liveHandler{l: l, server: srv})
+	liveHandlers.Unlock()
+	ctx.OnCancel(func() {
+		liveHandlers.Lock()
+		defer liveHandlers.Unlock()
+		liveHandlers.list = slices.DeleteFunc(liveHandlers.list, func(h liveHandler) bool { return h.l == l })
+	})
+}
+
+// diagnosticsReport is the answer of GET /louter/diagnostics.
+type diagnosticsReport struct {
+	Handlers []diagHandler `json:"handlers"`
+}
+
+type diagHandler struct {
+	Backends []*diagBackend `json:"backends"`
+	Routes   []diagRoute    `json:"routes"`
+}
+
+type diagBackend struct {
+	Name           string     `json:"name"`
+	Protocol       string     `json:"protocol"`
+	BasePath       string     `json:"base_path"`
+	Upstreams      []string   `json:"upstreams,omitempty"`
+	KeyConfigured  bool       `json:"key_configured"`
+	PassClientAuth bool       `json:"pass_client_auth,omitempty"`
+	Probe          *diagProbe `json:"probe,omitempty"`
+}
+
+type diagProbe struct {
+	Reachable bool   `json:"reachable"`
+	Status    int    `json:"status,omitempty"`
+	LatencyMS int64  `json:"latency_ms"`
+	Error     string `json:"error,omitempty"`
+}
+
+type diagRoute struct {
+	Match     string   `json:"match"`
+	Backend   string   `json:"backend"`
+	Rename    string   `json:"rename,omitempty"`
+	Fallbacks []string `json:"fallbacks,omitempty"`
+	When      int      `json:"when,omitempty"`
+}
+
+func serveDiagnostics(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet {
+		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed", r.Method)}
+	}
+	liveHandlers.Lock()
+	live := slices.Clone(liveHandlers.list)
+	liveHandlers.Unlock()
+
+	probe := r.URL.Query().Get("probe") == "1"
+	rep := diagnosticsReport{Handlers: []diagHandler{}}
+	var wg sync.WaitGroup
+	for _, h := range live {
+		dh := describeHandler(h.l)
+		if probe {
+			for _, db := range dh.Backends {
+				b := h.l.Backends[db.Name]
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					db.Probe = probeBackend(r.Context(), h.server, b)
+				}()
+			}
+		}
+		rep.Handlers = append(rep.Handlers, dh)
+	}
+	wg.Wait()
+	w.Header().Set("Content-Type", "application/json")
+	return json.NewEncoder(w).Encode(rep)
+}
+
+// describeHandler lists l's backends (sorted by name) and routes, without
+// any key.
+func describeHandler(l *Louter) diagHandler {
+	dh := diagHandler{Backends: []*diagBackend{}, Routes: []diagRoute{}}
+	for name, b := range l.Backends {
+		if b == nil {
+			continue
+		}
+		dh.Backends = append(dh.Backends, &diagBackend{
+			Name:           name,
+			Protocol:       string(b.Protocol),
+			BasePath:       b.basePath,
+			Upstreams:      upstreamDials(b.upstream),
+			KeyConfigured:  b.apiKey != "",
+			PassClientAuth: b.PassClientAuth,
+		})
+	}
+	slices.SortFunc(dh.Backends, func(a, b *diagBackend) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	for _, m := range l.Models {
+		dr := diagRoute{Match: m.Match, Backend: m.Backend, Rename: m.Rename, When: len(m.When)}
+		for _, f := range m.Fallbacks {
+			dr.Fallbacks = append(dr.Fallbacks, f.Backend)
+		}
+		dh.Routes = append(dh.Routes, dr)
+	}
+	return dh
+}
+
+// upstreamDials returns the dial addresses of a reverse_proxy's static
+// upstreams; nil for another handler or dynamic upstreams.
+func upstreamDials(h caddyhttp.MiddlewareHandler) []string {
+	rp, ok := h.(*reverseproxy.Handler)
+	if !ok {
+		return nil
+	}
+	var dials []string
+	for _, u := range rp.Upstreams {
+		dials = append(dials, u.Dial)
+	}
+	return dials
+}
+
+// probeBackend asks b for its model list, GET {base_path}/models through
+// its upstream handler with its key (never a client's), and reports
+// whether it answered. Any answer, even an error status, counts as
+// reachable; the error text is scrubbed of keys and addresses.
+func probeBackend(parent context.Context, srv *caddyhttp.Server, b *Backend) *diagProbe {
+	ctx, cancel := context.WithTimeout(parent, diagnosticsProbeTimeout)
+	defer cancel()
+	proto := backendProtocols[b.Protocol]
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://louter.invalid/", nil)
+	if err != nil {
+		return &diagProbe{Error: err.Error()}
+	}
+	req.Header.Set("Accept", "application/json")
+	proto.prepare(req.Header)
+	setBackendPath(req.URL, b.basePath, "/models")
+	req.URL.RawQuery = backendListQuery[b.Protocol]
+	req.RequestURI = req.URL.RequestURI()
+	// The context reverse_proxy expects of a request Caddy's server
+	// accepted: a replacer, vars and the server.
+	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), &bodyRecorder{header: http.Header{}}, srv)
+	var cred http.Header
+	if b.apiKey != "" {
+		cred = make(http.Header, 1)
+		proto.setKey(cred, b.apiKey)
+	}
+	start := time.Now()
+	rec, err := callBackend(b, b.attachCredential(req, cred), maxBackendListBytes)
+	p := &diagProbe{LatencyMS: time.Since(start).Milliseconds()}
+	if err != nil {
+		// The cause without the error ID and source line Caddy's
+		// HandlerError adds; then without keys and addresses.
+		if he, ok := errors.AsType[caddyhttp.HandlerError](err); ok && he.Err != nil {
+			err = he.Err
+		}
+		p.Error = scrubString(err.Error(), []string{b.apiKey})
+		return p
+	}
+	p.Reachable, p.Status = true, rec.status
+	return p
+}
+
+// Interface guard
+var _ caddy.AdminRouter = DiagnosticsAdmin{}
