@@ -58,21 +58,7 @@ func BenchmarkProcessCPUPerStream(b *testing.B) {
 	}
 }
 `, ports[0], up, ports[1], up)
-	cfgPath := filepath.Join(b.TempDir(), "Caddyfile")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(bin, "run", "--config", cfgPath, "--adapter", "caddyfile")
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
+	caddy := startCaddyBinary(b, bin, cfg)
 	testcaddy.WaitListening(b, ports[0])
 	testcaddy.WaitListening(b, ports[1])
 
@@ -87,8 +73,8 @@ func BenchmarkProcessCPUPerStream(b *testing.B) {
 
 	n := b.N
 	b.ResetTimer()
-	plain := cpuOf(b, cmd.Process.Pid, func() { runLoad(b, plainURL, plainBody, "data: [DONE]", n) })
-	translated := cpuOf(b, cmd.Process.Pid, func() { runLoad(b, louterURL, louterBody, "event: message_stop", n) })
+	plain := cpuOf(b, caddy.cmd.Process.Pid, func() { runLoad(b, plainURL, plainBody, "data: [DONE]", n) })
+	translated := cpuOf(b, caddy.cmd.Process.Pid, func() { runLoad(b, louterURL, louterBody, "event: message_stop", n) })
 	b.StopTimer()
 	plainUS := float64(plain.Microseconds()) / float64(n)
 	louterUS := float64(translated.Microseconds()) / float64(n)

@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -52,23 +49,9 @@ func BenchmarkProcessCPUTracing(b *testing.B) {
 `, port, tracing, up)
 	}
 	cfg := "{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n" + site(ports[0], "") + site(ports[1], "tracing")
-	cfgPath := filepath.Join(b.TempDir(), "Caddyfile")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(bin, "run", "--config", cfgPath, "--adapter", "caddyfile")
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=2",
+	caddy := startCaddyBinary(b, bin, cfg,
 		"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
 		"OTEL_EXPORTER_OTLP_ENDPOINT=http://"+spans.addr, "OTEL_EXPORTER_OTLP_INSECURE=true", "OTEL_BSP_SCHEDULE_DELAY=200")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
 	testcaddy.WaitListening(b, ports[0])
 	testcaddy.WaitListening(b, ports[1])
 
@@ -80,8 +63,8 @@ func BenchmarkProcessCPUTracing(b *testing.B) {
 
 	n := b.N
 	b.ResetTimer()
-	plain := cpuOf(b, cmd.Process.Pid, func() { runLoad(b, plainURL, body, "event: message_stop", n) })
-	traced := cpuOf(b, cmd.Process.Pid, func() { runLoad(b, tracedURL, body, "event: message_stop", n) })
+	plain := cpuOf(b, caddy.cmd.Process.Pid, func() { runLoad(b, plainURL, body, "event: message_stop", n) })
+	traced := cpuOf(b, caddy.cmd.Process.Pid, func() { runLoad(b, tracedURL, body, "event: message_stop", n) })
 	b.StopTimer()
 	// The batch span processor exports every OTEL_BSP_SCHEDULE_DELAY (set
 	// short) or when a batch is full: wait, boundedly, for a first export.
@@ -89,7 +72,7 @@ func BenchmarkProcessCPUTracing(b *testing.B) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if spans.n.Load() == 0 {
-		b.Errorf("the receiver got no spans from the traced site; Caddy's log:\n%.3000s", logs.String())
+		b.Errorf("the receiver got no spans from the traced site; Caddy's log:\n%.3000s", caddy.Logs())
 	}
 	plainUS := float64(plain.Microseconds()) / float64(n)
 	tracedUS := float64(traced.Microseconds()) / float64(n)
