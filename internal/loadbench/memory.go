@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/louter/louter/internal/loadbench/harness"
+)
+
+// memoryTargets are the targets the memory mode measures: Caddy and
+// louter with the big and the small request.
+var memoryTargets = []string{"caddy-big", "louter-big", "caddy-small", "louter-small"}
+
+// memoryMode holds cfg.streams streams open in a fresh process of each
+// memory target, stalled upstream after each of cfg.stalls events, and
+// measures the RSS they add to the idle (warmed-up) process.
+func (r *runner) memoryMode() ([]Memory, error) {
+	var out []Memory
+	for _, stall := range r.cfg.stalls {
+		for _, name := range memoryTargets {
+			t := find(r.targets, name)
+			if t.name == "" {
+				continue
+			}
+			m, err := r.holdStreams(t, stall)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// holdStreams measures one target at one stall point.
+func (r *runner) holdStreams(orig *target, stall int) (Memory, error) {
+	t := *orig
+	if err := r.start(&t); err != nil {
+		return Memory{}, err
+	}
+	defer r.stop(&t)
+	n := r.cfg.streams
+	m := Memory{Target: t.name, Label: t.label, Stall: stall, Streams: n}
+	lr := harness.Load(r.client(4), t.request(), 20, 4)
+	r.count(lr)
+	// Let the warm-up's garbage go before the idle figure.
+	time.Sleep(time.Second)
+	idle, err := t.proc.RSS()
+	if err != nil {
+		return m, err
+	}
+
+	r.up.Stall(stall)
+	defer r.up.Release()
+	client := harness.NewClient(n, r.cfg.timeout)
+	defer client.CloseIdleConnections()
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	req := t.request()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf bytes.Buffer
+			_, _, err := harness.Do(client, req, &buf)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				m.Errors++
+				if m.FirstError == "" {
+					m.FirstError = err.Error()
+				}
+			}
+		}()
+	}
+	// Bounded wait for every stream to reach the stall.
+	deadline := time.Now().Add(r.cfg.timeout / 2)
+	for r.up.Stalled() < n && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stalled := r.up.Stalled()
+	// The events before the stall reach the clients.
+	time.Sleep(time.Second)
+	held, err := t.proc.RSS()
+	r.up.Release()
+	wg.Wait()
+	if err != nil {
+		return m, err
+	}
+	if stalled < n {
+		return m, fmt.Errorf("%s: only %d of %d streams reached the stall after %d events; the first error: %s", t.name, stalled, n, stall, m.FirstError)
+	}
+	r.count(harness.LoadResult{Requests: n, Errors: m.Errors})
+	m.IdleMiB, m.HeldMiB = mib(idle), mib(held)
+	m.PerStreamMiB = (m.HeldMiB - m.IdleMiB) / float64(n)
+	fmt.Fprintf(os.Stderr, "memory %-13s stall %3d: idle %6.1f MiB, %d streams %7.1f MiB, %.3f MiB/stream, errors %d\n",
+		t.name, stall, m.IdleMiB, n, m.HeldMiB, m.PerStreamMiB, m.Errors)
+	return m, nil
+}
