@@ -168,7 +168,7 @@ func OpenAIChatStream() [][]byte {
 // AnthropicStream is the same turn as an Anthropic Messages stream:
 // message_start, the text block with TextDeltas deltas, the tool_use block
 // with ToolFragments input_json_delta pieces, message_delta and
-// message_stop (247 events).
+// message_stop (245 events).
 func AnthropicStream() [][]byte {
 	ev := func(name, data string) []byte { return []byte("event: " + name + "\ndata: " + data + "\n\n") }
 	events := [][]byte{
