@@ -7,12 +7,14 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/louter/louter/internal/loadbench/results"
 )
 
 // header describes the machine and the run's settings, with the load
 // average at its start: a busy machine shows in the figures.
-func header(cfg config) Header {
-	return Header{
+func header(cfg config) results.Header {
+	return results.Header{
 		Date:       time.Now().UTC().Format("2006-01-02T15:04Z"),
 		Go:         runtime.Version(),
 		CPU:        cpuModel(),

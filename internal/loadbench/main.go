@@ -27,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/louter/louter/internal/loadbench/results"
 )
 
 // config is the command line.
@@ -91,7 +93,7 @@ func main() {
 	}
 	printMarkdown(os.Stdout, res)
 	if cfg.out != "" {
-		if err := writeJSON(cfg.out, res); err != nil {
+		if err := results.Write(cfg.out, res); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench:", err)
 			os.Exit(1)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/louter/louter/internal/loadbench/harness"
+	"github.com/louter/louter/internal/loadbench/results"
 )
 
 // memoryTargets are the targets the memory mode measures: Caddy and
@@ -17,8 +18,8 @@ var memoryTargets = []string{"caddy-big", "louter-big", "caddy-small", "louter-s
 // memoryMode holds cfg.streams streams open in a fresh process of each
 // memory target, stalled upstream after each of cfg.stalls events, and
 // measures the RSS they add to the idle (warmed-up) process.
-func (r *runner) memoryMode() ([]Memory, error) {
-	var out []Memory
+func (r *runner) memoryMode() ([]results.Memory, error) {
+	var out []results.Memory
 	for _, stall := range r.cfg.stalls {
 		for _, name := range memoryTargets {
 			t := find(r.targets, name)
@@ -36,14 +37,14 @@ func (r *runner) memoryMode() ([]Memory, error) {
 }
 
 // holdStreams measures one target at one stall point.
-func (r *runner) holdStreams(orig *target, stall int) (Memory, error) {
+func (r *runner) holdStreams(orig *target, stall int) (results.Memory, error) {
 	t := *orig
 	if err := r.start(&t); err != nil {
-		return Memory{}, err
+		return results.Memory{}, err
 	}
 	defer r.stop(&t)
 	n := r.cfg.streams
-	m := Memory{Target: t.name, Label: t.label, Stall: stall, Streams: n}
+	m := results.Memory{Target: t.name, Label: t.label, Stall: stall, Streams: n}
 	lr := harness.Load(r.client(4), t.request(), 20, 4)
 	r.count(lr)
 	// Let the warm-up's garbage go before the idle figure.

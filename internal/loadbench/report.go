@@ -4,26 +4,28 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/louter/louter/internal/loadbench/results"
 )
 
 // printMarkdown writes the run's tables: the CPU table, the
 // latency and RSS details, the paced mode, the cost of tracing and
 // metrics, and the memory mode.
-func printMarkdown(w io.Writer, res *Results) {
+func printMarkdown(w io.Writer, res *results.Results) {
 	h := res.Header
 	fmt.Fprintf(w, "Load benchmark, %s, %s, %s, nproc %d, GOMAXPROCS %d, commit %s, load average %s before, %s after; %d requests per phase, %d repetitions; %d responses validated, %d errors.\n\n",
 		h.Date, h.Go, h.CPU, h.NProc, h.GOMAXPROCS, h.Commit, h.LoadBefore, h.LoadAfter, h.Requests, h.Reps, h.Validated, h.Errors)
 
-	rows := map[string]map[int]Summary{} // target → conc → unpaced summary
+	rows := map[string]map[int]results.Summary{} // target → conc → unpaced summary
 	var names []string
-	var paced []Summary
+	var paced []results.Summary
 	for _, s := range res.Summary {
 		if s.Paced {
 			paced = append(paced, s)
 			continue
 		}
 		if rows[s.Target] == nil {
-			rows[s.Target] = map[int]Summary{}
+			rows[s.Target] = map[int]results.Summary{}
 			names = append(names, s.Target)
 		}
 		rows[s.Target][s.Conc] = s
@@ -130,7 +132,7 @@ func ratios(rs []float64) string {
 }
 
 // added is a difference to the baseline, or "–" for a baseline.
-func added(s Summary, v float64) string {
+func added(s results.Summary, v float64) string {
 	if s.Baseline == "" {
 		return "–"
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/louter/louter/internal/loadbench/results"
 )
 
 func TestNum(t *testing.T) {
@@ -28,18 +30,18 @@ func TestIntList(t *testing.T) {
 // and the tracing cost line.
 func TestPrintMarkdown(t *testing.T) {
 	ts := targets(bodies{}, "u")
-	var phases []Phase
+	var phases []results.Phase
 	for rep := 1; rep <= 2; rep++ {
 		for _, c := range []int{1, 16} {
 			for i, tg := range ts {
-				phases = append(phases, Phase{Target: tg.name, Conc: c, Rep: rep, CPUPerReq: float64(1000 + 100*i), Requests: 5})
+				phases = append(phases, results.Phase{Target: tg.name, Conc: c, Rep: rep, CPUPerReq: float64(1000 + 100*i), Requests: 5})
 			}
 		}
 	}
-	res := &Results{
-		Header:  Header{Conc: []int{1, 16}, Reps: 2},
+	res := &results.Results{
+		Header:  results.Header{Conc: []int{1, 16}, Reps: 2},
 		Summary: summarize(phases, ts, 243),
-		Memory: []Memory{
+		Memory: []results.Memory{
 			{Target: "caddy-big", Label: "Caddy big", Stall: 5, Streams: 10, PerStreamMiB: 0.125},
 			{Target: "louter-big", Label: "louter big", Stall: 5, Streams: 10, PerStreamMiB: 0.25},
 		},

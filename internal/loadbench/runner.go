@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/louter/louter/internal/loadbench/harness"
+	"github.com/louter/louter/internal/loadbench/results"
 )
 
 // warmup is the number of requests each target gets before it is
@@ -181,8 +182,8 @@ func (r *runner) count(res harness.LoadResult) {
 
 // run measures every target at every concurrency, alternating them in
 // each repetition, then the paced and memory modes.
-func (r *runner) run() (*Results, error) {
-	res := &Results{Header: header(r.cfg)}
+func (r *runner) run() (*results.Results, error) {
+	res := &results.Results{Header: header(r.cfg)}
 	for _, t := range r.targets {
 		if err := r.start(t); err != nil {
 			return nil, err
@@ -235,7 +236,7 @@ func (r *runner) run() (*Results, error) {
 
 // pacedMode runs Caddy and louter with the big request, the upstream
 // events cfg.pace apart, at concurrency conc.
-func (r *runner) pacedMode(conc int) ([]Phase, error) {
+func (r *runner) pacedMode(conc int) ([]results.Phase, error) {
 	var ts []*target
 	for _, t := range r.targets {
 		if t.name == "caddy-big" || t.name == "louter-big" {
@@ -244,7 +245,7 @@ func (r *runner) pacedMode(conc int) ([]Phase, error) {
 	}
 	r.up.SetPace(r.cfg.pace)
 	defer r.up.SetPace(0)
-	var out []Phase
+	var out []results.Phase
 	for rep := 1; rep <= r.cfg.reps; rep++ {
 		for _, t := range ts {
 			p, err := r.phase(t, conc, r.cfg.paced, rep, true)
@@ -258,22 +259,22 @@ func (r *runner) pacedMode(conc int) ([]Phase, error) {
 }
 
 // phase sends n requests to t, conc at a time, and measures its process.
-func (r *runner) phase(t *target, conc, n, rep int, paced bool) (Phase, error) {
+func (r *runner) phase(t *target, conc, n, rep int, paced bool) (results.Phase, error) {
 	cpu0, err := t.proc.CPU()
 	if err != nil {
-		return Phase{}, fmt.Errorf("%s: %w; its log:\n%.3000s", t.name, err, t.proc.Logs())
+		return results.Phase{}, fmt.Errorf("%s: %w; its log:\n%.3000s", t.name, err, t.proc.Logs())
 	}
 	lr := harness.Load(r.client(conc), t.request(), n, conc)
 	cpu1, err := t.proc.CPU()
 	if err != nil {
-		return Phase{}, fmt.Errorf("%s: %w; its log:\n%.3000s", t.name, err, t.proc.Logs())
+		return results.Phase{}, fmt.Errorf("%s: %w; its log:\n%.3000s", t.name, err, t.proc.Logs())
 	}
 	rss, err := t.proc.RSS()
 	if err != nil {
-		return Phase{}, err
+		return results.Phase{}, err
 	}
 	r.count(lr)
-	p := Phase{
+	p := results.Phase{
 		Target: t.name, Conc: conc, Paced: paced, Rep: rep, Requests: n, Errors: lr.Errors,
 		CPUPerReq:  float64((cpu1 - cpu0).Microseconds()) / float64(n),
 		RSSMiB:     mib(rss),

@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/louter/louter/internal/loadbench/results"
 )
 
 func TestMedian(t *testing.T) {
@@ -30,7 +32,7 @@ func TestMedian(t *testing.T) {
 // with the baseline's phase of the same repetition and concurrency.
 func TestSummarize(t *testing.T) {
 	ts := []*target{{name: "caddy", label: "Caddy"}, {name: "louter", label: "louter", baseline: "caddy"}}
-	phases := []Phase{
+	phases := []results.Phase{
 		{Target: "caddy", Conc: 16, Rep: 1, CPUPerReq: 100, TTFBms: 1, P99ms: 10, Requests: 10},
 		{Target: "louter", Conc: 16, Rep: 1, CPUPerReq: 300, TTFBms: 2, P99ms: 12, Requests: 10, Errors: 1},
 		{Target: "caddy", Conc: 16, Rep: 2, CPUPerReq: 200, TTFBms: 3, P99ms: 10, Requests: 10},
