@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/louter/louter/internal/loadbench/harness"
@@ -58,27 +56,9 @@ func (r *runner) holdStreams(orig *target, stall int) (results.Memory, error) {
 	defer r.up.Release()
 	client := harness.NewClient(n, r.cfg.timeout)
 	defer client.CloseIdleConnections()
-	var (
-		wg sync.WaitGroup
-		mu sync.Mutex
-	)
-	req := t.request()
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf bytes.Buffer
-			_, _, err := harness.Do(client, req, &buf)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				m.Errors++
-				if m.FirstError == "" {
-					m.FirstError = err.Error()
-				}
-			}
-		}()
-	}
+	// n workers, one request each: all n streams open at once.
+	done := make(chan harness.LoadResult, 1)
+	go func() { done <- harness.Load(client, t.request(), n, n) }()
 	// Bounded wait for every stream to reach the stall.
 	deadline := time.Now().Add(r.cfg.timeout / 2)
 	for r.up.Stalled() < n && time.Now().Before(deadline) {
@@ -89,14 +69,15 @@ func (r *runner) holdStreams(orig *target, stall int) (results.Memory, error) {
 	time.Sleep(time.Second)
 	held, err := t.proc.RSS()
 	r.up.Release()
-	wg.Wait()
+	lr = <-done
+	r.count(lr)
+	m.Errors, m.FirstError = lr.Errors, lr.FirstError
 	if err != nil {
 		return m, err
 	}
 	if stalled < n {
 		return m, fmt.Errorf("%s: only %d of %d streams reached the stall after %d events; the first error: %s", t.name, stalled, n, stall, m.FirstError)
 	}
-	r.count(harness.LoadResult{Requests: n, Errors: m.Errors})
 	m.IdleMiB, m.HeldMiB = mib(idle), mib(held)
 	m.PerStreamMiB = (m.HeldMiB - m.IdleMiB) / float64(n)
 	fmt.Fprintf(os.Stderr, "memory %-13s stall %3d: idle %6.1f MiB, %d streams %7.1f MiB, %.3f MiB/stream, errors %d\n",
