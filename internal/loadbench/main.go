@@ -39,6 +39,7 @@ type config struct {
 	streams               int
 	stalls                []int
 	only                  string
+	reverse               bool
 	out, fixture, caddy   string
 	gomaxprocs            int
 	timeout               time.Duration
@@ -55,6 +56,7 @@ func main() {
 	flag.IntVar(&cfg.streams, "streams", 1000, "streams held open in the memory mode (0: skip it)")
 	flag.StringVar(&stalls, "stall", "5,120", "memory mode: upstream events sent before a stream stalls, comma-separated")
 	flag.StringVar(&cfg.only, "only", "", "run only the targets whose names contain one of these comma-separated words (and their baselines)")
+	flag.BoolVar(&cfg.reverse, "reverse", false, "also run the reverse direction: an OpenAI client through louter to an Anthropic backend, against Caddy proxying the Anthropic stream")
 	flag.StringVar(&cfg.out, "out", "testdata/bench/loadbench.json", "results file (empty: none)")
 	flag.StringVar(&cfg.fixture, "fixture", "testdata/bench/claude_code_100k.json", "the big Anthropic request")
 	flag.StringVar(&cfg.caddy, "caddy", "", "a Caddy binary with louter to use instead of building cmd/caddy")

@@ -63,7 +63,11 @@ func newRunner(cfg config) (r *runner, err error) {
 	if r.sink, err = harness.StartSpanSink(); err != nil {
 		return nil, err
 	}
-	r.targets = selectTargets(targets(b, r.up.Addr), cfg.only)
+	all := targets(b, r.up.Addr)
+	if !cfg.reverse {
+		all = slices.DeleteFunc(all, func(t *target) bool { return t.reverse })
+	}
+	r.targets = selectTargets(all, cfg.only)
 	if len(r.targets) == 0 {
 		return nil, fmt.Errorf("-only %q matches no target", cfg.only)
 	}

@@ -22,6 +22,7 @@ type target struct {
 	proto    harness.Protocol // of the response
 	site     string           // the site block's handler directives
 	observed bool             // Caddy's tracing and metrics enabled
+	reverse  bool             // the reverse check, run with -reverse
 
 	proc        *harness.Process
 	port        int
@@ -73,23 +74,25 @@ const smallRequest = `{"model":"claude-sonnet-4-5","max_tokens":8192,"stream":tr
 	`"tools":[{"name":"Bash","description":"Runs a shell command in the repository and returns its output.","input_schema":{"type":"object","properties":{"command":{"type":"string","description":"The command to run"},"description":{"type":"string","description":"What the command does, in a few words"},"timeout":{"type":"number","description":"Timeout in milliseconds"}},"required":["command"],"additionalProperties":false}}],` +
 	`"messages":[{"role":"user","content":[{"type":"text","text":"The tests of the translate and stream packages fail since the last change to the OpenAI Chat codec. Run them with the race detector and tell me which test fails first and why. Do not change any file yet; I want to read the failure first."}]}]}`
 
-// louterSite is a louter handler that sends every model to an OpenAI Chat
-// backend at upstream.
-func louterSite(upstream string) string {
+// louterSite is a louter handler that sends every model to a backend of
+// protocol at upstream.
+func louterSite(protocol translate.Protocol, upstream string) string {
 	return fmt.Sprintf(`louter {
 		backend up {
-			protocol openai_chat
+			protocol %s
 			reverse_proxy %s
 		}
 		model * up
-	}`, upstream)
+	}`, protocol, upstream)
 }
 
-// targets are the rows of the issue's table, and louter with Caddy's
-// tracing and metrics on against off (issue 14).
+// targets are the rows of the issue's table, louter with Caddy's tracing
+// and metrics on against off (issue 14), and the reverse direction (an
+// OpenAI client, an Anthropic backend) against Caddy proxying the
+// Anthropic stream.
 func targets(b bodies, upstream string) []*target {
 	proxy := "reverse_proxy " + upstream
-	louter := louterSite(upstream)
+	louter := louterSite(translate.ProtocolOpenAIChat, upstream)
 	return []*target{
 		{name: "caddy-big", label: "Caddy `reverse_proxy`, same bytes in OpenAI form", path: "/v1/chat/completions", body: b.bigOpenAI, proto: harness.OpenAIChat, site: proxy},
 		{name: "louter-big", label: "louter, Anthropic client → OpenAI Chat backend", baseline: "caddy-big", path: "/v1/messages", body: b.bigAnthropic, proto: harness.Anthropic, site: louter},
@@ -97,6 +100,8 @@ func targets(b bodies, upstream string) []*target {
 		{name: "caddy-small", label: "Caddy `reverse_proxy`, ~1 KB request in OpenAI form", path: "/v1/chat/completions", body: b.smallOpenAI, proto: harness.OpenAIChat, site: proxy},
 		{name: "louter-small", label: "louter, Anthropic → OpenAI with a ~1 KB request", baseline: "caddy-small", path: "/v1/messages", body: b.smallAnthropic, proto: harness.Anthropic, site: louter},
 		{name: "louter-small-observed", label: "louter, ~1 KB request, Caddy `tracing` + `metrics` on", baseline: "louter-small", path: "/v1/messages", body: b.smallAnthropic, proto: harness.Anthropic, site: louter, observed: true},
+		{name: "caddy-anthropic", label: "Caddy `reverse_proxy`, the 100 KB request and stream in Anthropic form", path: "/v1/messages", body: b.bigAnthropic, proto: harness.Anthropic, site: proxy, reverse: true},
+		{name: "louter-reverse", label: "louter, OpenAI client → Anthropic backend, 100 KB", baseline: "caddy-anthropic", path: "/v1/chat/completions", body: b.bigOpenAI, proto: harness.OpenAIChat, site: louterSite(translate.ProtocolAnthropic, upstream), reverse: true},
 	}
 }
 

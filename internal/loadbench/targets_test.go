@@ -53,6 +53,7 @@ func TestCaddyfile(t *testing.T) {
 		{"caddy-big", []string{"admin off", ":1000 {", "reverse_proxy 127.0.0.1:9"}, []string{"louter", "tracing", "metrics"}},
 		{"louter-big", []string{"protocol openai_chat", "reverse_proxy 127.0.0.1:9", "model * up"}, []string{"tracing", "metrics"}},
 		{"louter-small-observed", []string{"\tmetrics\n}", "\ttracing\n", ":1001 {\n\tbind 127.0.0.1\n\tmetrics\n}"}, nil},
+		{"louter-reverse", []string{"protocol anthropic", "reverse_proxy 127.0.0.1:9"}, []string{"openai_chat"}},
 	} {
 		tg := find(ts, tt.name)
 		tg.port, tg.metricsPort = 1000, 1001
@@ -80,7 +81,8 @@ func TestSelectTargets(t *testing.T) {
 		return strings.Join(n, " ")
 	}
 	tests := []struct{ only, want string }{
-		{"", "caddy-big louter-big louter-pass caddy-small louter-small louter-small-observed"},
+		{"", "caddy-big louter-big louter-pass caddy-small louter-small louter-small-observed caddy-anthropic louter-reverse"},
+		{"reverse", "caddy-anthropic louter-reverse"},
 		{"pass", "caddy-big louter-pass"},
 		{"observed", "caddy-small louter-small louter-small-observed"},
 		{"big,small", "caddy-big louter-big caddy-small louter-small louter-small-observed"},

@@ -17,6 +17,8 @@ var shortLabels = map[string]string{
 	"caddy-small":           "Caddy, 1 KB in OpenAI form",
 	"louter-small":          "louter, 1 KB Anthropic → OpenAI",
 	"louter-small-observed": "… with tracing + metrics",
+	"caddy-anthropic":       "Caddy, 100 KB in Anthropic form",
+	"louter-reverse":        "louter, 100 KB OpenAI → Anthropic",
 }
 
 // targetColors: Caddy in grey, louter's targets each in a colour of
@@ -28,6 +30,8 @@ var targetColors = map[string]string{
 	"louter-pass":           "#5a9e4b",
 	"louter-small":          "#7fb3dc",
 	"louter-small-observed": "#e08a2c",
+	"caddy-anthropic":       "#9aa5b1",
+	"louter-reverse":        "#8e5ea2",
 }
 
 // loadbenchChart draws a loadbench results file: CPU per request per
