@@ -40,6 +40,8 @@ type config struct {
 	stalls                []int
 	only                  string
 	reverse               bool
+	profile, profileDir   string
+	profileSeconds        int
 	out, fixture, caddy   string
 	gomaxprocs            int
 	timeout               time.Duration
@@ -57,6 +59,9 @@ func main() {
 	flag.StringVar(&stalls, "stall", "5,120", "memory mode: upstream events sent before a stream stalls, comma-separated")
 	flag.StringVar(&cfg.only, "only", "", "run only the targets whose names contain one of these comma-separated words (and their baselines)")
 	flag.BoolVar(&cfg.reverse, "reverse", false, "also run the reverse direction: an OpenAI client through louter to an Anthropic backend, against Caddy proxying the Anthropic stream")
+	flag.StringVar(&cfg.profile, "profile", "", "targets to profile, comma-separated (e.g. louter-big): a CPU profile under load at the highest concurrency after the repetitions, and a heap profile with the memory mode's streams held, from Caddy's admin pprof endpoint")
+	flag.IntVar(&cfg.profileSeconds, "profile-seconds", 10, "length of the CPU profiles")
+	flag.StringVar(&cfg.profileDir, "profile-dir", ".", "directory for the profiles")
 	flag.StringVar(&cfg.out, "out", "testdata/bench/loadbench.json", "results file (empty: none)")
 	flag.StringVar(&cfg.fixture, "fixture", "testdata/bench/claude_code_100k.json", "the big Anthropic request")
 	flag.StringVar(&cfg.caddy, "caddy", "", "a Caddy binary with louter to use instead of building cmd/caddy")

@@ -68,6 +68,9 @@ func (r *runner) holdStreams(orig *target, stall int) (results.Memory, error) {
 	// The events before the stall reach the clients.
 	time.Sleep(time.Second)
 	held, err := t.proc.RSS()
+	if err == nil && r.profiled(&t) {
+		err = r.profileHeap(&t, fmt.Sprintf("%s-%d-streams-stall-%d", t.name, n, stall))
+	}
 	r.up.Release()
 	lr = <-done
 	r.count(lr)

@@ -132,11 +132,14 @@ func (r *runner) close() {
 
 // start runs t in a Caddy process of its own, on fresh ports.
 func (r *runner) start(t *target) error {
-	ports, err := harness.FreePorts(2)
+	ports, err := harness.FreePorts(3)
 	if err != nil {
 		return err
 	}
-	t.port, t.metricsPort = ports[0], ports[1]
+	t.port, t.metricsPort, t.adminPort = ports[0], ports[1], 0
+	if r.profiled(t) {
+		t.adminPort = ports[2]
+	}
 	var env []string
 	if r.cfg.gomaxprocs > 0 {
 		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", r.cfg.gomaxprocs))
@@ -209,6 +212,13 @@ func (r *runner) run() (*results.Results, error) {
 					return nil, err
 				}
 				res.Phases = append(res.Phases, p)
+			}
+		}
+	}
+	for _, t := range r.targets {
+		if r.profiled(t) {
+			if err := r.profileCPU(t, top); err != nil {
+				return nil, err
 			}
 		}
 	}

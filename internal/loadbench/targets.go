@@ -27,6 +27,7 @@ type target struct {
 	proc        *harness.Process
 	port        int
 	metricsPort int // an observed target's metrics endpoint
+	adminPort   int // a profiled target's admin endpoint (pprof); 0 = admin off
 }
 
 // bodies are the requests the targets send.
@@ -106,11 +107,16 @@ func targets(b bodies, upstream string) []*target {
 }
 
 // caddyfile is the whole config of a target's process: the site on its port,
-// and for an observed target Caddy's metrics (served on metricsPort, so
+// the admin endpoint for a profiled target, and for an observed target Caddy's metrics (served on metricsPort, so
 // the run can check louter's counters moved) and tracing.
 func (t *target) caddyfile() string {
 	var b strings.Builder
-	b.WriteString("{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n")
+	if t.adminPort > 0 {
+		fmt.Fprintf(&b, "{\n\tadmin 127.0.0.1:%d\n", t.adminPort)
+	} else {
+		b.WriteString("{\n\tadmin off\n")
+	}
+	b.WriteString("\tauto_https off\n\tpersist_config off\n")
 	if t.observed {
 		b.WriteString("\tmetrics\n")
 	}
