@@ -48,15 +48,17 @@ func TestCaddyfile(t *testing.T) {
 	ts := targets(bodies{}, "127.0.0.1:9")
 	for _, tt := range []struct {
 		name       string
+		admin      int
 		want, none []string
 	}{
-		{"caddy-big", []string{"admin off", ":1000 {", "reverse_proxy 127.0.0.1:9"}, []string{"louter", "tracing", "metrics"}},
-		{"louter-big", []string{"protocol openai_chat", "reverse_proxy 127.0.0.1:9", "model * up"}, []string{"tracing", "metrics"}},
-		{"louter-small-observed", []string{"\tmetrics\n}", "\ttracing\n", ":1001 {\n\tbind 127.0.0.1\n\tmetrics\n}"}, nil},
-		{"louter-reverse", []string{"protocol anthropic", "reverse_proxy 127.0.0.1:9"}, []string{"openai_chat"}},
+		{"caddy-big", 0, []string{"admin off", ":1000 {", "reverse_proxy 127.0.0.1:9"}, []string{"louter", "tracing", "metrics"}},
+		{"louter-big", 0, []string{"protocol openai_chat", "reverse_proxy 127.0.0.1:9", "model * up"}, []string{"tracing", "metrics", "admin 127"}},
+		{"louter-big", 1002, []string{"{\n\tadmin 127.0.0.1:1002\n\tauto_https off"}, []string{"admin off"}},
+		{"louter-small-observed", 0, []string{"\tmetrics\n}", "\ttracing\n", ":1001 {\n\tbind 127.0.0.1\n\tmetrics\n}"}, nil},
+		{"louter-reverse", 0, []string{"protocol anthropic", "reverse_proxy 127.0.0.1:9"}, []string{"openai_chat"}},
 	} {
 		tg := find(ts, tt.name)
-		tg.port, tg.metricsPort = 1000, 1001
+		tg.port, tg.metricsPort, tg.adminPort = 1000, 1001, tt.admin
 		cf := tg.caddyfile()
 		for _, w := range tt.want {
 			if !strings.Contains(cf, w) {
@@ -91,6 +93,15 @@ func TestSelectTargets(t *testing.T) {
 	for _, tt := range tests {
 		if got := names(selectTargets(all, tt.only)); got != tt.want {
 			t.Errorf("-only %q: %q, want %q", tt.only, got, tt.want)
+		}
+	}
+}
+
+func TestProfiled(t *testing.T) {
+	r := &runner{cfg: config{profile: "louter-big,,caddy-small"}}
+	for name, want := range map[string]bool{"louter-big": true, "caddy-small": true, "louter": false, "louter-big-x": false, "": false} {
+		if got := r.profiled(&target{name: name}); got != want {
+			t.Errorf("profiled(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
