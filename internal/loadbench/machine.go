@@ -24,6 +24,7 @@ func header(cfg config) results.Header {
 		LoadBefore: loadavg(),
 		Requests:   cfg.requests,
 		Paced:      cfg.paced,
+		PaceMS:     float64(cfg.pace) / float64(time.Millisecond),
 		Reps:       cfg.reps,
 		Conc:       cfg.conc,
 	}

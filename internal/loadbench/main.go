@@ -12,7 +12,7 @@
 // It prints the tables in Markdown and writes the results as JSON
 // (-out), which internal/perfchart draws:
 //
-//	go run ./internal/loadbench                          # the full run, ~5 minutes on 2 cores
+//	go run ./internal/loadbench                          # the full run, ~4 minutes on 2 cores
 //	go run ./internal/loadbench -requests 200 -reps 1 -streams 200   # a quick look
 //
 // internal/perfchart/regen.sh runs it and redraws docs/loadbench.svg.
@@ -50,7 +50,7 @@ type config struct {
 func main() {
 	var cfg config
 	var conc, stalls string
-	flag.IntVar(&cfg.requests, "requests", 1000, "requests per target, concurrency and repetition")
+	flag.IntVar(&cfg.requests, "requests", 2000, "requests per target, concurrency and repetition")
 	flag.StringVar(&conc, "conc", "1,16", "concurrency levels, comma-separated")
 	flag.IntVar(&cfg.reps, "reps", 3, "repetitions (targets alternate within each)")
 	flag.IntVar(&cfg.paced, "paced", 200, "requests per phase of the paced mode (0: skip it)")

@@ -69,7 +69,7 @@ func printMarkdown(w io.Writer, res *results.Results) {
 	}
 
 	if len(paced) > 0 {
-		fmt.Fprintf(w, "\nPaced (upstream events 1 ms apart by default, c=%d):\n\n| target | CPU µs/req | CPU µs per upstream event | ratio (per repetition) | p50 ms | TTFB ms | added TTFB ms | errors |\n|---|---|---|---|---|---|---|---|\n", paced[0].Conc)
+		fmt.Fprintf(w, "\nPaced (upstream events %g ms apart, c=%d):\n\n| target | CPU µs/req | CPU µs per upstream event | ratio (per repetition) | p50 ms | TTFB ms | added TTFB ms | errors |\n|---|---|---|---|---|---|---|---|\n", h.PaceMS, paced[0].Conc)
 		for _, s := range paced {
 			ratio := "1.0 (baseline)"
 			if s.Baseline != "" {

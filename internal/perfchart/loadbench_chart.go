@@ -52,7 +52,7 @@ func loadbenchChart(res *results.Results) *chart {
 		c.subtitles[0] += " · commit " + h.Commit
 	}
 	cpu := panel{title: "Whole-process CPU, µs per request (× its baseline)"}
-	paced := panel{title: "Upstream events paced: CPU µs per upstream event"}
+	paced := panel{title: fmt.Sprintf("Upstream events %g ms apart: CPU µs per upstream event", h.PaceMS)}
 	for _, s := range res.Summary {
 		p, head, v, text := &cpu, fmt.Sprintf("c=%d", s.Conc), s.CPUPerReq, formatUS(s.CPUPerReq)
 		if s.Paced {

@@ -11,7 +11,7 @@ import (
 // TestLoadbenchChart reads a small results file and checks what the
 // chart shows: the panels and groups, each bar's value and its ratio.
 func TestLoadbenchChart(t *testing.T) {
-	in := `{"header":{"date":"2026-11-25T12:00Z","cpu":"EPYC","nproc":2,"commit":"abc"},
+	in := `{"header":{"date":"2026-11-25T12:00Z","cpu":"EPYC","nproc":2,"commit":"abc","pace_ms":1},
 	"summary":[
 	 {"target":"caddy-big","conc":16,"cpu_us_per_req":1007},
 	 {"target":"louter-big","baseline":"caddy-big","conc":16,"cpu_us_per_req":3125,"ratio":2.9},
@@ -35,7 +35,7 @@ func TestLoadbenchChart(t *testing.T) {
 			}
 		}
 	}
-	cpu, paced, mem := "Whole-process CPU, µs per request (× its baseline)", "Upstream events paced: CPU µs per upstream event", "Memory, MiB of RSS per open stream (1000 streams held; × Caddy's)"
+	cpu, paced, mem := "Whole-process CPU, µs per request (× its baseline)", "Upstream events 1 ms apart: CPU µs per upstream event", "Memory, MiB of RSS per open stream (1000 streams held; × Caddy's)"
 	want := []row{
 		{cpu, "c=16", "Caddy, 100 KB in OpenAI form", "1007 µs"},
 		{cpu, "c=16", "louter, 100 KB Anthropic → OpenAI", "3125 µs (2.90×)"},

@@ -5,7 +5,7 @@
 # the checkout, on a machine as quiet as you can get; arguments go to the
 # benchmark:
 #
-#	internal/perfchart/regen.sh                                # the full run, ~5 minutes on 2 cores
+#	internal/perfchart/regen.sh                                # the full run, ~4 minutes on 2 cores
 #	internal/perfchart/regen.sh -requests 200 -reps 1 -streams 200   # a quick look
 #
 # The results are kept in testdata/bench/loadbench.json (the date, Go

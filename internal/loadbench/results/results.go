@@ -25,18 +25,19 @@ type Results struct {
 
 // Header describes the machine and the run.
 type Header struct {
-	Date       string `json:"date"`
-	Go         string `json:"go"`
-	CPU        string `json:"cpu"`
-	NProc      int    `json:"nproc"`
-	GOMAXPROCS int    `json:"gomaxprocs"` // of the Caddy processes; 0 = not set
-	Commit     string `json:"commit,omitempty"`
-	LoadBefore string `json:"loadavg_before"`
-	LoadAfter  string `json:"loadavg_after"`
-	Requests   int    `json:"requests_per_phase"`
-	Paced      int    `json:"paced_requests_per_phase"`
-	Reps       int    `json:"repetitions"`
-	Conc       []int  `json:"concurrency"`
+	Date       string  `json:"date"`
+	Go         string  `json:"go"`
+	CPU        string  `json:"cpu"`
+	NProc      int     `json:"nproc"`
+	GOMAXPROCS int     `json:"gomaxprocs"` // of the Caddy processes; 0 = not set
+	Commit     string  `json:"commit,omitempty"`
+	LoadBefore string  `json:"loadavg_before"`
+	LoadAfter  string  `json:"loadavg_after"`
+	Requests   int     `json:"requests_per_phase"`
+	Paced      int     `json:"paced_requests_per_phase"`
+	PaceMS     float64 `json:"pace_ms"` // between upstream events in the paced mode
+	Reps       int     `json:"repetitions"`
+	Conc       []int   `json:"concurrency"`
 	// Validated and Errors count every response of the run, warm-ups
 	// and the memory mode included.
 	Validated int `json:"validated"`
