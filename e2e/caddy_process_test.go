@@ -1,43 +1,21 @@
 package e2e
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
+	"time"
+
+	"github.com/louter/louter/internal/loadbench/harness"
+	"github.com/louter/louter/internal/testcaddy"
 )
 
 // caddyProcessEnv makes the test binary run as Caddy (TestMain).
 const caddyProcessEnv = "LOUTER_E2E_RUN_CADDY"
 
-// caddyProcess is a separate Caddy process with a Caddyfile of its own: this
-// test binary run as Caddy, or a built Caddy binary.
-type caddyProcess struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	logs bytes.Buffer
-}
-
-// Write collects the process's output (stdout and stderr).
-func (p *caddyProcess) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.logs.Write(b)
-}
-
-// Logs is what the process has written so far.
-func (p *caddyProcess) Logs() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.logs.String()
-}
-
 // startCaddyProcess runs this test binary as Caddy, in a process of its
 // own with the given Caddyfile, until the test ends; a failing test shows
 // its logs.
-func startCaddyProcess(t *testing.T, caddyfile string) *caddyProcess {
+func startCaddyProcess(t *testing.T, caddyfile string) *harness.Process {
 	t.Helper()
 	return startCaddyBinary(t, os.Args[0], caddyfile, caddyProcessEnv+"=1")
 }
@@ -45,24 +23,60 @@ func startCaddyProcess(t *testing.T, caddyfile string) *caddyProcess {
 // startCaddyBinary runs bin as Caddy with the given Caddyfile, two CPUs
 // and env added to this process's environment, until the test or
 // benchmark ends; a failing one shows its logs.
-func startCaddyBinary(tb testing.TB, bin, caddyfile string, env ...string) *caddyProcess {
+func startCaddyBinary(tb testing.TB, bin, caddyfile string, env ...string) *harness.Process {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "Caddyfile")
-	if err := os.WriteFile(path, []byte(caddyfile), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	p := &caddyProcess{cmd: exec.Command(bin, "run", "--config", path, "--adapter", "caddyfile")}
-	p.cmd.Env = append(append(os.Environ(), "GOMAXPROCS=2"), env...)
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	if err := p.cmd.Start(); err != nil {
+	p, err := harness.Start(bin, tb.TempDir(), caddyfile, append([]string{"GOMAXPROCS=2"}, env...)...)
+	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		_ = p.cmd.Wait()
+		p.Stop()
 		if tb.Failed() {
-			tb.Logf("caddy process %d logs:\n%s", p.cmd.Process.Pid, p.Logs())
+			tb.Logf("caddy process %d logs:\n%s", p.Pid(), p.Logs())
 		}
 	})
 	return p
+}
+
+// buildCaddy builds the Caddy binary with louter once per benchmark run.
+func buildCaddy(b *testing.B) string {
+	bin, err := harness.BuildCaddy(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bin
+}
+
+// startStreamUpstream starts harness's upstream (a coding agent's turn,
+// one event per write and flush) until the benchmark ends.
+func startStreamUpstream(b *testing.B) string {
+	up, err := harness.StartUpstream()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = up.Close() })
+	return up.Addr
+}
+
+// runLoad sends n requests, four at a time, and fails the benchmark if
+// any response is not a complete stream of protocol p.
+func runLoad(b *testing.B, url, body string, p harness.Protocol, n int) {
+	res := harness.Load(testcaddy.Client, harness.Request{URL: url, Body: []byte(body), Protocol: p}, n, 4)
+	if res.Errors > 0 {
+		b.Errorf("%d of %d requests failed; the first: %s", res.Errors, n, res.FirstError)
+	}
+}
+
+// cpuOf returns the CPU time (user+system) process p spent while f ran.
+func cpuOf(b *testing.B, p *harness.Process, f func()) time.Duration {
+	before, err := p.CPU()
+	if err != nil {
+		b.Fatal(err)
+	}
+	f()
+	after, err := p.CPU()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return after - before
 }

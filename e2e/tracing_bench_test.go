@@ -1,17 +1,12 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/grpc"
-
+	"github.com/louter/louter/internal/loadbench/harness"
 	"github.com/louter/louter/internal/testcaddy"
 )
 
@@ -32,7 +27,11 @@ func BenchmarkProcessCPUTracing(b *testing.B) {
 	}
 	bin := buildCaddy(b)
 	up := startStreamUpstream(b)
-	spans := startSpanSink(b)
+	spans, err := harness.StartSpanSink()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(spans.Close)
 	ports := testcaddy.FreePorts(b, 2)
 	site := func(port int, tracing string) string {
 		return fmt.Sprintf(`:%d {
@@ -49,29 +48,27 @@ func BenchmarkProcessCPUTracing(b *testing.B) {
 `, port, tracing, up)
 	}
 	cfg := "{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n" + site(ports[0], "") + site(ports[1], "tracing")
-	caddy := startCaddyBinary(b, bin, cfg,
-		"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc",
-		"OTEL_EXPORTER_OTLP_ENDPOINT=http://"+spans.addr, "OTEL_EXPORTER_OTLP_INSECURE=true", "OTEL_BSP_SCHEDULE_DELAY=200")
+	caddy := startCaddyBinary(b, bin, cfg, spans.TracingEnv()...)
 	testcaddy.WaitListening(b, ports[0])
 	testcaddy.WaitListening(b, ports[1])
 
 	body := `{"model":"m","max_tokens":1000,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
 	plainURL := testcaddy.URL(ports[0]) + "/v1/messages"
 	tracedURL := testcaddy.URL(ports[1]) + "/v1/messages"
-	runLoad(b, plainURL, body, "event: message_stop", 50)
-	runLoad(b, tracedURL, body, "event: message_stop", 50)
+	runLoad(b, plainURL, body, harness.Anthropic, 50)
+	runLoad(b, tracedURL, body, harness.Anthropic, 50)
 
 	n := b.N
 	b.ResetTimer()
-	plain := cpuOf(b, caddy.cmd.Process.Pid, func() { runLoad(b, plainURL, body, "event: message_stop", n) })
-	traced := cpuOf(b, caddy.cmd.Process.Pid, func() { runLoad(b, tracedURL, body, "event: message_stop", n) })
+	plain := cpuOf(b, caddy, func() { runLoad(b, plainURL, body, harness.Anthropic, n) })
+	traced := cpuOf(b, caddy, func() { runLoad(b, tracedURL, body, harness.Anthropic, n) })
 	b.StopTimer()
 	// The batch span processor exports every OTEL_BSP_SCHEDULE_DELAY (set
 	// short) or when a batch is full: wait, boundedly, for a first export.
-	for i := 0; i < 100 && spans.n.Load() == 0; i++ {
+	for i := 0; i < 100 && spans.Spans() == 0; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if spans.n.Load() == 0 {
+	if spans.Spans() == 0 {
 		b.Errorf("the receiver got no spans from the traced site; Caddy's log:\n%.3000s", caddy.Logs())
 	}
 	plainUS := float64(plain.Microseconds()) / float64(n)
@@ -81,34 +78,4 @@ func BenchmarkProcessCPUTracing(b *testing.B) {
 	if plainUS > 0 {
 		b.ReportMetric(tracedUS/plainUS, "ratio")
 	}
-}
-
-// spanSink is an OTLP/gRPC trace receiver that counts the spans it gets.
-type spanSink struct {
-	collectortrace.UnimplementedTraceServiceServer
-	addr string
-	n    atomic.Int64
-}
-
-// Export implements the OTLP trace service.
-func (s *spanSink) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
-	for _, rs := range req.GetResourceSpans() {
-		for _, ss := range rs.GetScopeSpans() {
-			s.n.Add(int64(len(ss.GetSpans())))
-		}
-	}
-	return &collectortrace.ExportTraceServiceResponse{}, nil
-}
-
-func startSpanSink(b *testing.B) *spanSink {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := &spanSink{addr: l.Addr().String()}
-	srv := grpc.NewServer()
-	collectortrace.RegisterTraceServiceServer(srv, s)
-	go func() { _ = srv.Serve(l) }()
-	b.Cleanup(srv.Stop)
-	return s
 }

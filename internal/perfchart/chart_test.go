@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"os"
@@ -11,29 +12,27 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden SVG files in testdata")
 
-// TestChartGolden draws each testdata/*.txt benchmark output and compares
-// the SVG with testdata/*.svg (rewritten with -update).
+// TestChartGolden draws each testdata/*.txt benchmark output and
+// testdata/*.json loadbench results file and compares the SVG with
+// testdata/*.svg (rewritten with -update).
 func TestChartGolden(t *testing.T) {
-	inputs, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no inputs in testdata: %v", err)
+	txt, err1 := filepath.Glob("testdata/*.txt")
+	js, err2 := filepath.Glob("testdata/*.json")
+	if err1 != nil || err2 != nil || len(txt) == 0 || len(js) == 0 {
+		t.Fatalf("want .txt and .json inputs in testdata: %v %v", txt, js)
 	}
-	for _, in := range inputs {
+	for _, in := range append(txt, js...) {
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			f, err := os.Open(in)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			rep, err := parse(f)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var got bytes.Buffer
-			if err := writeSVG(&got, rep); err != nil {
+			if err := draw(&got, bufio.NewReader(f)); err != nil {
 				t.Fatal(err)
 			}
-			golden := strings.TrimSuffix(in, ".txt") + ".svg"
+			golden := strings.TrimSuffix(in, filepath.Ext(in)) + ".svg"
 			if *update {
 				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
 					t.Fatal(err)

@@ -1,10 +1,17 @@
-// Command perfchart draws the performance chart of the README from
-// `go test -bench` output: it reads the output on standard input and writes
-// an SVG bar chart of the benchmarks' "<name>-cpu-µs/req" metrics (Caddy's
-// plain reverse_proxy against louter, with their ratio) to standard output,
-// titled with the machine and run details of the output's header.
+// Command perfchart draws the performance charts of the README. It reads
+// on standard input either a results file of the load benchmark
+// (internal/loadbench, JSON) or `go test -bench` output, and writes an
+// SVG bar chart to standard output:
 //
-// regen.sh in this directory runs the benchmark and regenerates the chart:
+//   - from loadbench: whole-process CPU per streamed request of Caddy's
+//     reverse_proxy and louter's targets at each concurrency and paced,
+//     with their ratios to the baseline, and the memory per open stream;
+//   - from `go test -bench`: the benchmarks' "<name>-cpu-µs/req" metrics
+//     (the e2e ProcessCPU benchmarks: Caddy's plain reverse_proxy against
+//     louter, with their ratio), titled with the output's header.
+//
+// regen.sh in this directory runs the load benchmark and redraws
+// docs/loadbench.svg:
 //
 //	internal/perfchart/regen.sh
 package main
@@ -12,22 +19,41 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 )
 
 func main() {
-	rep, err := parse(bufio.NewReader(os.Stdin))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "perfchart:", err)
-		os.Exit(1)
-	}
 	out := bufio.NewWriter(os.Stdout)
-	if err := writeSVG(out, rep); err != nil {
+	if err := draw(out, bufio.NewReader(os.Stdin)); err != nil {
 		fmt.Fprintln(os.Stderr, "perfchart:", err)
 		os.Exit(1)
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintln(os.Stderr, "perfchart:", err)
 		os.Exit(1)
+	}
+}
+
+// draw draws in, a loadbench results file (a JSON object) or `go test
+// -bench` output (anything else), into w.
+func draw(w io.Writer, in *bufio.Reader) error {
+	for {
+		b, err := in.Peek(1)
+		if err != nil {
+			return fmt.Errorf("empty input")
+		}
+		switch b[0] {
+		case ' ', '\t', '\r', '\n':
+			_, _ = in.ReadByte()
+			continue
+		case '{':
+			return writeLoadbenchSVG(w, in)
+		}
+		rep, err := parse(in)
+		if err != nil {
+			return err
+		}
+		return writeSVG(w, rep)
 	}
 }

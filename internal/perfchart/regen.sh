@@ -1,29 +1,28 @@
 #!/bin/sh
-# regen.sh runs the whole-process CPU benchmarks of e2e once (a separate
-# Caddy process: plain reverse_proxy against louter translating, and louter
-# with and without tracing) and redraws the README's chart from their
-# output. Run it from anywhere in the checkout:
+# regen.sh runs the load benchmark (internal/loadbench: Caddy's plain
+# reverse_proxy and louter side by side, each in a Caddy process of its own)
+# and redraws the README's chart from its results. Run it from anywhere in
+# the checkout, on a machine as quiet as you can get; arguments go to the
+# benchmark:
 #
-#	internal/perfchart/regen.sh            # 2000 requests per side
-#	BENCHTIME=200x internal/perfchart/regen.sh
+#	internal/perfchart/regen.sh                                # the full run, ~4 minutes on 2 cores
+#	internal/perfchart/regen.sh -requests 200 -reps 1 -streams 200   # a quick look
 #
-# The output is kept in testdata/bench/processcpu.txt, the chart in
-# docs/perf.svg; the date and load average are added to the output's
-# header, so the chart says when and on how busy a machine it was measured.
+# The results are kept in testdata/bench/loadbench.json (the date, Go
+# version, CPU, nproc and load average in its header), the Markdown tables
+# in testdata/bench/loadbench.md, the chart in docs/perf.svg. A failed run
+# (an error, or any response that failed validation) keeps the last good
+# files.
 set -eu
 cd "$(dirname "$0")/../.."
 mkdir -p testdata/bench docs
-out=testdata/bench/processcpu.txt
-trap 'rm -f "$out.tmp" docs/perf.svg.tmp' EXIT
-{
-	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "loadavg-before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	go test ./e2e -run XXX -bench ProcessCPU -benchtime "${BENCHTIME:-2000x}"
-	echo "loadavg-after: $(cut -d' ' -f1-3 /proc/loadavg)"
-} | tee "$out.tmp"
-# Replace the files only when the new output draws: a failed run keeps
-# the last good output and chart.
-go run ./internal/perfchart <"$out.tmp" >docs/perf.svg.tmp
-mv "$out.tmp" "$out"
+json=testdata/bench/loadbench.json
+md=testdata/bench/loadbench.md
+trap 'rm -f "$json.tmp" "$md.tmp" docs/perf.svg.tmp' EXIT
+go run ./internal/loadbench -out "$json.tmp" "$@" >"$md.tmp"
+cat "$md.tmp"
+go run ./internal/perfchart <"$json.tmp" >docs/perf.svg.tmp
+mv "$json.tmp" "$json"
+mv "$md.tmp" "$md"
 mv docs/perf.svg.tmp docs/perf.svg
-echo "wrote $out and docs/perf.svg"
+echo "wrote $json, $md and docs/perf.svg"

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/louter/louter/internal/loadbench/results"
+)
+
+func TestNum(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", 979: "979", 1007: "1,007", 11657.4: "11,657", 1234567: "1,234,567", -1500: "-1,500"} {
+		if got := num(in); got != want {
+			t.Errorf("num(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIntList(t *testing.T) {
+	if got, err := intList("1, 16,"); err != nil || len(got) != 2 || got[0] != 1 || got[1] != 16 {
+		t.Errorf("intList = %v, %v", got, err)
+	}
+	for _, bad := range []string{"0", "x", "1,-2"} {
+		if _, err := intList(bad); err == nil {
+			t.Errorf("intList(%q): no error", bad)
+		}
+	}
+}
+
+// TestPrintMarkdown checks the tables carry the issue's rows and columns
+// and the tracing cost line.
+func TestPrintMarkdown(t *testing.T) {
+	ts := targets(bodies{}, "u")
+	var phases []results.Phase
+	for rep := 1; rep <= 2; rep++ {
+		for _, c := range []int{1, 16} {
+			for i, tg := range ts {
+				phases = append(phases, results.Phase{Target: tg.name, Conc: c, Rep: rep, CPUPerReq: float64(1000 + 100*i), Requests: 5})
+			}
+		}
+	}
+	res := &results.Results{
+		Header:  results.Header{Conc: []int{1, 16}, Reps: 2},
+		Summary: summarize(phases, ts, 243),
+		Memory: []results.Memory{
+			{Target: "caddy-big", Label: "Caddy big", Stall: 5, Streams: 10, PerStreamMiB: 0.125},
+			{Target: "louter-big", Label: "louter big", Stall: 5, Streams: 10, PerStreamMiB: 0.25},
+		},
+	}
+	var b strings.Builder
+	printMarkdown(&b, res)
+	out := b.String()
+	for _, want := range []string{
+		"| target | c=1 CPU µs/req | c=16 CPU µs/req | ratio at c=16 (per repetition) |",
+		"| Caddy `reverse_proxy`, same bytes in OpenAI form | 1,000 | 1,000 | 1.0 (baseline) |",
+		"| louter, Anthropic client → OpenAI Chat backend | 1,100 | 1,100 | **1.10** (1.10, 1.10; to caddy-big) |",
+		"Caddy `tracing` + `metrics` at c=16: 1,500 µs/req against 1,400 µs/req without, **+7.1 %**",
+		"| louter big | 5 | 10 | 0.0 | 0.0 | 0.250 | **2.00** | 0 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "| louter, ~1 KB request, Caddy `tracing` + `metrics` on | 1,500") {
+		t.Errorf("the observed target is in the issue's table:\n%s", out)
+	}
+}

@@ -1,0 +1,127 @@
+// Package results is the machine-readable output of the load benchmark
+// (internal/loadbench), written by it and read by the chart
+// (internal/perfchart).
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Results is the output of one run (loadbench's -out file).
+type Results struct {
+	Header Header `json:"header"`
+	// Phases are the raw measurements, one per target, concurrency and
+	// repetition, in the order they ran.
+	Phases []Phase `json:"phases"`
+	// Summary has a row per target and concurrency (and for the paced
+	// mode): medians over the repetitions.
+	Summary []Summary `json:"summary"`
+	// Memory has a row per target and stall point of the memory mode.
+	Memory []Memory `json:"memory,omitempty"`
+}
+
+// Header describes the machine and the run.
+type Header struct {
+	Date       string  `json:"date"`
+	Go         string  `json:"go"`
+	CPU        string  `json:"cpu"`
+	NProc      int     `json:"nproc"`
+	GOMAXPROCS int     `json:"gomaxprocs"` // of the Caddy processes; 0 = not set
+	Commit     string  `json:"commit,omitempty"`
+	LoadBefore string  `json:"loadavg_before"`
+	LoadAfter  string  `json:"loadavg_after"`
+	Requests   int     `json:"requests_per_phase"`
+	Paced      int     `json:"paced_requests_per_phase"`
+	PaceMS     float64 `json:"pace_ms"` // between upstream events in the paced mode
+	Reps       int     `json:"repetitions"`
+	Conc       []int   `json:"concurrency"`
+	// Validated and Errors count every response of the run, warm-ups
+	// and the memory mode included.
+	Validated int `json:"validated"`
+	Errors    int `json:"errors"`
+}
+
+// Phase is one load against one target.
+type Phase struct {
+	Target    string  `json:"target"`
+	Conc      int     `json:"conc"`
+	Paced     bool    `json:"paced,omitempty"`
+	Rep       int     `json:"rep"`
+	Requests  int     `json:"requests"`
+	Errors    int     `json:"errors"`
+	CPUPerReq float64 `json:"cpu_us_per_req"`
+	RSSMiB    float64 `json:"rss_mib"`
+	P50ms     float64 `json:"p50_ms"`
+	P99ms     float64 `json:"p99_ms"`
+	TTFBms    float64 `json:"ttfb_ms"` // median
+	WallSec   float64 `json:"wall_s"`
+	// FirstError describes the first failed request.
+	FirstError string `json:"first_error,omitempty"`
+}
+
+// Summary is a target at one concurrency over all repetitions.
+type Summary struct {
+	Target   string `json:"target"`
+	Label    string `json:"label"`
+	Baseline string `json:"baseline,omitempty"`
+	Conc     int    `json:"conc"`
+	Paced    bool   `json:"paced,omitempty"`
+	// CPUPerReq is the median of the repetitions' CPU µs per request;
+	// CPUPerEvent divides it by the upstream stream's events.
+	CPUPerReq   float64 `json:"cpu_us_per_req"`
+	CPUPerEvent float64 `json:"cpu_us_per_event"`
+	// Ratios are this target's CPU over its baseline's, paired per
+	// repetition; Ratio is their median.
+	Ratios    []float64 `json:"ratios,omitempty"`
+	Ratio     float64   `json:"ratio,omitempty"`
+	RSSMiB    float64   `json:"rss_mib"`
+	P50ms     float64   `json:"p50_ms"`
+	P99ms     float64   `json:"p99_ms"`
+	TTFBms    float64   `json:"ttfb_ms"`
+	AddedTTFB float64   `json:"added_ttfb_ms"` // over the baseline's, medians
+	AddedP99  float64   `json:"added_p99_ms"`
+	Requests  int       `json:"requests"`
+	Errors    int       `json:"errors"`
+}
+
+// Memory is the memory mode's measurement of one target at one stall
+// point: streams held open after stall upstream events.
+type Memory struct {
+	Target  string  `json:"target"`
+	Label   string  `json:"label"`
+	Stall   int     `json:"stall_after_events"`
+	Streams int     `json:"streams"`
+	IdleMiB float64 `json:"idle_rss_mib"`
+	HeldMiB float64 `json:"held_rss_mib"`
+	// PerStreamMiB is (held - idle) / streams.
+	PerStreamMiB float64 `json:"per_stream_mib"`
+	Errors       int     `json:"errors"`
+	FirstError   string  `json:"first_error,omitempty"`
+}
+
+// Write writes r to path as indented JSON.
+func Write(path string, r *Results) error {
+	out, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(out, '\n'), 0o644)
+}
+
+// Read decodes a results file. It refuses one without a summary: a run
+// that measured nothing has nothing to draw.
+func Read(r io.Reader) (*Results, error) {
+	var res Results
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&res); err != nil {
+		return nil, fmt.Errorf("loadbench results: %w", err)
+	}
+	if len(res.Summary) == 0 {
+		return nil, fmt.Errorf("loadbench results: no summary rows")
+	}
+	return &res, nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// TestBodies checks the requests the targets send: Caddy's OpenAI forms
+// are the translated Anthropic requests, streamed, with the tools.
+func TestBodies(t *testing.T) {
+	b, err := loadBodies("../../testdata/bench/claude_code_100k.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name               string
+		anthropic, openai  []byte
+		minSize, wantTools int
+	}{
+		{"big", b.bigAnthropic, b.bigOpenAI, 90_000, 12},
+		{"small", b.smallAnthropic, b.smallOpenAI, 800, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.anthropic) < tt.minSize || len(tt.anthropic) > 125*tt.minSize/100+2000 {
+				t.Errorf("Anthropic body of %d bytes, want about %d", len(tt.anthropic), tt.minSize)
+			}
+			if !gjson.ValidBytes(tt.openai) {
+				t.Fatal("the OpenAI form is not JSON")
+			}
+			o := gjson.ParseBytes(tt.openai)
+			if !o.Get("stream").Bool() || o.Get("model").String() != gjson.GetBytes(tt.anthropic, "model").String() {
+				t.Errorf("OpenAI form: stream %v, model %q", o.Get("stream"), o.Get("model"))
+			}
+			if n := len(o.Get("tools").Array()); n != tt.wantTools {
+				t.Errorf("OpenAI form has %d tools, want %d", n, tt.wantTools)
+			}
+			if o.Get("messages.#").Int() < 2 {
+				t.Errorf("OpenAI form has %d messages", o.Get("messages.#").Int())
+			}
+		})
+	}
+}
+
+func TestCaddyfile(t *testing.T) {
+	ts := targets(bodies{}, "127.0.0.1:9")
+	for _, tt := range []struct {
+		name       string
+		admin      int
+		want, none []string
+	}{
+		{"caddy-big", 0, []string{"admin off", ":1000 {", "reverse_proxy 127.0.0.1:9"}, []string{"louter", "tracing", "metrics"}},
+		{"louter-big", 0, []string{"protocol openai_chat", "reverse_proxy 127.0.0.1:9", "model * up"}, []string{"tracing", "metrics", "admin 127"}},
+		{"louter-big", 1002, []string{"{\n\tadmin 127.0.0.1:1002\n\tauto_https off"}, []string{"admin off"}},
+		{"louter-small-observed", 0, []string{"\tmetrics\n}", "\ttracing\n", ":1001 {\n\tbind 127.0.0.1\n\tmetrics\n}"}, nil},
+		{"louter-reverse", 0, []string{"protocol anthropic", "reverse_proxy 127.0.0.1:9"}, []string{"openai_chat"}},
+	} {
+		tg := find(ts, tt.name)
+		tg.port, tg.metricsPort, tg.adminPort = 1000, 1001, tt.admin
+		cf := tg.caddyfile()
+		for _, w := range tt.want {
+			if !strings.Contains(cf, w) {
+				t.Errorf("%s: Caddyfile lacks %q:\n%s", tt.name, w, cf)
+			}
+		}
+		for _, w := range tt.none {
+			if strings.Contains(cf, w) {
+				t.Errorf("%s: Caddyfile has %q:\n%s", tt.name, w, cf)
+			}
+		}
+	}
+}
+
+func TestSelectTargets(t *testing.T) {
+	all := targets(bodies{}, "u")
+	names := func(ts []*target) string {
+		var n []string
+		for _, t := range ts {
+			n = append(n, t.name)
+		}
+		return strings.Join(n, " ")
+	}
+	tests := []struct{ only, want string }{
+		{"", "caddy-big louter-big louter-pass caddy-small louter-small louter-small-observed caddy-anthropic louter-reverse"},
+		{"reverse", "caddy-anthropic louter-reverse"},
+		{"pass", "caddy-big louter-pass"},
+		{"observed", "caddy-small louter-small louter-small-observed"},
+		{"big,small", "caddy-big louter-big caddy-small louter-small louter-small-observed"},
+		{"nothing", ""},
+	}
+	for _, tt := range tests {
+		if got := names(selectTargets(all, tt.only)); got != tt.want {
+			t.Errorf("-only %q: %q, want %q", tt.only, got, tt.want)
+		}
+	}
+}
+
+func TestProfiled(t *testing.T) {
+	r := &runner{cfg: config{profile: "louter-big,,caddy-small"}}
+	for name, want := range map[string]bool{"louter-big": true, "caddy-small": true, "louter": false, "louter-big-x": false, "": false} {
+		if got := r.profiled(&target{name: name}); got != want {
+			t.Errorf("profiled(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
