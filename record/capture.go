@@ -51,6 +51,9 @@ func NewCapture(start time.Time, id string, client Endpoint, limit int, keep fun
 
 // Scrub adds secrets to redact from the record when it is written.
 func (c *Capture) Scrub(secrets ...string) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	c.x.secrets = append(c.x.secrets, secrets...)
 	c.mu.Unlock()
@@ -58,6 +61,9 @@ func (c *Capture) Scrub(secrets ...string) {
 
 // ClientRequest records the client's request.
 func (c *Capture) ClientRequest(method, path, query string, h http.Header, body []byte) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.x.ClientRequest = c.request(method, path, query, h, body)
@@ -66,6 +72,9 @@ func (c *Capture) ClientRequest(method, path, query string, h http.Header, body 
 // BackendRequest records the request sent to backend b. A later attempt
 // of a fallback chain replaces the earlier one's request and response.
 func (c *Capture) BackendRequest(b *Backend, method, path, query string, h http.Header, body []byte) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.x.BackendRequest != nil {
@@ -112,21 +121,43 @@ func (c *Capture) headers(h http.Header) map[string][]string {
 }
 
 // BackendHeader records the backend's status and headers.
-func (c *Capture) BackendHeader(status int, h http.Header) { c.backend.header(status, h) }
+func (c *Capture) BackendHeader(status int, h http.Header) {
+	if c != nil {
+		c.backend.header(status, h)
+	}
+}
 
 // BackendWrite records a chunk of the backend's body.
-func (c *Capture) BackendWrite(p []byte) { c.backend.write(p) }
+func (c *Capture) BackendWrite(p []byte) {
+	if c != nil {
+		c.backend.write(p)
+	}
+}
 
 // ClientHeader records the status and headers written to the client.
-func (c *Capture) ClientHeader(status int, h http.Header) { c.client.header(status, h) }
+func (c *Capture) ClientHeader(status int, h http.Header) {
+	if c != nil {
+		c.client.header(status, h)
+	}
+}
 
 // ClientWrite records a chunk of the body written to the client.
-func (c *Capture) ClientWrite(p []byte) { c.client.write(p) }
+func (c *Capture) ClientWrite(p []byte) {
+	if c != nil {
+		c.client.write(p)
+	}
+}
+
+// A nil *Capture records nothing: louter's hooks cost a nil check when
+// recording is off.
 
 // Finish ends the capture and returns the exchange. stream is whether the
 // client asked for a stream, dropped what the translation left out, errMsg
 // why the exchange failed on louter's side ("" if it did not).
 func (c *Capture) Finish(stream bool, dropped []string, errMsg string) *Exchange {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.backend.close()

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -196,11 +195,11 @@ func (r *replayer) response() {
 	br, cr := x.BackendResponse, x.ClientResponse
 	if x.Backend.Passthrough {
 		// The bytes went through: the client got the backend's events or
-		// body (the passthrough watcher adds an error event only to a
-		// broken stream).
+		// body; a stream went through the passthrough watcher, which ends
+		// a broken one with an error event.
 		r.compareStatus(br.Status)
 		if len(br.Events) > 0 || len(cr.Events) > 0 {
-			r.compareEvents(br.Events)
+			r.compareEvents(r.passStream())
 		} else {
 			r.diffs = diffJSON(r.diffs, "client_response.body", cr.BodyBytes(), br.BodyBytes())
 		}
@@ -220,6 +219,47 @@ func (r *replayer) compareStatus(got int) {
 		r.diffs = append(r.diffs, Diff{Part: "client_response.status", Path: "$", Want: strconv.Itoa(want), Got: strconv.Itoa(got)})
 	}
 }
+
+// passStream runs the backend's events through the passthrough watcher
+// as the response writer's modePassSSE does, and returns the client's
+// events.
+func (r *replayer) passStream() []Event {
+	x := r.x
+	w := stream.NewPassWatcher(x.Client.Protocol, false)
+	enc := r.client.NewStreamEncoder(&translate.Request{Model: x.Backend.Model, Stream: true})
+	var all, frame []byte
+	for i := range x.BackendResponse.Events {
+		e := &x.BackendResponse.Events[i]
+		frame = stream.AppendSSE(frame[:0], e.Name, e.Payload())
+		all = append(all, w.Write(frame)...)
+		if f := w.Failure(); f != nil {
+			return r.events(append(all, w.End(enc, f)...))
+		}
+	}
+	if x.Error == ErrBackendCut {
+		if !w.Done() {
+			all = append(all, w.End(enc, errMidStream)...)
+		}
+		return r.events(all)
+	}
+	tail, e := w.Close()
+	all = append(all, tail...)
+	if e != nil {
+		all = append(all, w.End(enc, e)...)
+	}
+	return r.events(all)
+}
+
+// ErrBackendCut is Exchange.Error when the backend's connection broke
+// mid-response; the replay ends the response as louter's handler does.
+const ErrBackendCut = "the backend connection failed mid-response"
+
+// The errors louter's handler ends a response with when the backend's
+// connection broke (caddymodule's responseWriter.abort).
+var (
+	errMidStream  = &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed mid-stream"}
+	errIncomplete = &translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed before the response was complete"}
+)
 
 // translateResponse returns the client's status and either its body or
 // its stream events.
@@ -259,6 +299,9 @@ func (r *replayer) translateResponse() (int, []byte, []Event) {
 		all = append(all, r.feed(tc)...)
 		return r.streamAnswer(all, jsonArray)
 	}
+	if r.x.Error == ErrBackendCut {
+		return r.errorAnswer(errIncomplete) // a buffered answer cut short
+	}
 	resp, err := r.backend.DecodeResponse(br.BodyBytes())
 	if err != nil {
 		return r.errorAnswer(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
@@ -286,8 +329,8 @@ func (r *replayer) feed(tc *stream.Transcoder) []byte {
 		frame = stream.AppendSSE(frame[:0], e.Name, e.Payload())
 		all = append(all, tc.Write(frame)...)
 	}
-	if strings.Contains(r.x.Error, "connection failed") {
-		return append(all, tc.Fail(&translate.Error{Status: http.StatusBadGateway, Kind: translate.ErrAPI, Message: "upstream connection failed mid-stream"})...)
+	if r.x.Error == ErrBackendCut {
+		return append(all, tc.Fail(errMidStream)...)
 	}
 	return append(all, tc.Close()...)
 }
@@ -310,6 +353,11 @@ func (r *replayer) streamAnswer(b []byte, jsonArray bool) (int, []byte, []Event)
 	if jsonArray {
 		return http.StatusOK, b, nil
 	}
+	return http.StatusOK, nil, r.events(b)
+}
+
+// events splits SSE bytes into events.
+func (r *replayer) events(b []byte) []Event {
 	events := []Event{}
 	p := &stream.SSEParser{}
 	collect := func(name string, data []byte) {
@@ -317,7 +365,7 @@ func (r *replayer) streamAnswer(b []byte, jsonArray bool) (int, []byte, []Event)
 	}
 	_ = p.Feed(b, collect)
 	_ = p.Close(collect)
-	return http.StatusOK, nil, events
+	return events
 }
 
 // compareEvents compares the recorded client events with got, event by
