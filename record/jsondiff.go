@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Diff is one difference between what was recorded and what the replay
@@ -192,11 +193,13 @@ func render(v any) string {
 	if _, ok := v.(missing); ok {
 		return "(none)"
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return short(string(b))
+	return short(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // short cuts a long value for a report.

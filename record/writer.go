@@ -69,9 +69,11 @@ type Writer struct {
 	lastWarn atomic.Int64
 
 	// Owned by the writing goroutine.
-	file *os.File
-	size int64
-	buf  bytes.Buffer
+	file     *os.File
+	size     int64
+	buf      bytes.Buffer
+	lastBase string // the name of the last file started, without suffix
+	seq      int    // its sequence number within its millisecond
 }
 
 // NewWriter creates dir if needed and starts the writing goroutine. The
@@ -211,17 +213,23 @@ func (w *Writer) encode(x *Exchange) ([]byte, error) {
 // oldest files beyond MaxFiles.
 func (w *Writer) open() error {
 	base := filePrefix + time.Now().UTC().Format(fileTime)
+	if base == w.lastBase {
+		w.seq++ // files started in the same millisecond get a sequence number
+	} else {
+		w.lastBase, w.seq = base, 0
+	}
 	var f *os.File
 	var err error
-	for i := 0; i < 100; i++ { // two files started in the same millisecond get a suffix
+	for range 100 { // a name another writer took gets the next number
 		name := base + fileSuffix
-		if i > 0 {
-			name = fmt.Sprintf("%s-%d%s", base, i, fileSuffix)
+		if w.seq > 0 {
+			name = fmt.Sprintf("%s-%04d%s", base, w.seq, fileSuffix)
 		}
 		f, err = os.OpenFile(filepath.Join(w.cfg.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, os.ErrExist) {
 			break
 		}
+		w.seq++
 	}
 	if err != nil {
 		return err
@@ -258,7 +266,7 @@ func Files(dir string) ([]string, error) {
 		}
 	}
 	// The names start with the time in a sortable form; a same-millisecond
-	// suffix sorts after its base name ("-" sorts before ".").
+	// sequence number (4 digits) sorts after its base name.
 	slices.SortFunc(out, func(a, b string) int { return strings.Compare(sortKey(a), sortKey(b)) })
 	return out, nil
 }
