@@ -90,7 +90,7 @@ func (l *Louter) provisionRecord(ctx caddy.Context) error {
 			MaxSize:   c.MaxSize,
 			MaxFiles:  c.MaxFiles,
 			QueueSize: c.QueueSize,
-			Scrub:     scrubSecrets, // secret_scrub.go, on the whole line
+			Scrub:     scrubRecordLine, // record_scrub.go: secret_scrub.go's scrubber, on the whole line
 			Warn: func(msg string, dropped int64, err error) {
 				fields := []zap.Field{zap.String("dir", dir), zap.Int64("dropped", dropped)}
 				if err != nil {

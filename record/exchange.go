@@ -101,7 +101,7 @@ type Request struct {
 	Body     json.RawMessage `json:"body,omitempty"`
 	BodyText string          `json:"body_text,omitempty"`
 
-	raw []byte // the body as captured, until prepare
+	raw []byte // the body as captured (written by appendJSON)
 }
 
 // Response is one side's response: a JSON (or other) body, or the events
@@ -121,7 +121,7 @@ type Response struct {
 	// BodyDropped is the size of a body not kept past max_exchange_size.
 	BodyDropped int `json:"body_dropped,omitempty"`
 
-	raw []byte // the body as captured, until prepare
+	raw []byte // the body as captured (written by appendJSON)
 }
 
 // Event is one stream event.
@@ -136,7 +136,7 @@ type Event struct {
 	Data json.RawMessage `json:"data,omitempty"`
 	Text string          `json:"text,omitempty"`
 
-	raw []byte // the data as captured, until prepare
+	raw []byte // the data as captured (written by appendJSON)
 }
 
 // Payload returns the event's data as it was sent.
@@ -145,41 +145,6 @@ func (e *Event) Payload() []byte {
 		return e.Data
 	}
 	return []byte(e.Text)
-}
-
-// prepare moves what was captured into the fields that are written.
-func (x *Exchange) prepare() {
-	for _, r := range [...]*Request{x.ClientRequest, x.BackendRequest} {
-		if r != nil {
-			setPayload(&r.Body, &r.BodyText, r.raw)
-			r.raw = nil
-		}
-	}
-	for _, r := range [...]*Response{x.BackendResponse, x.ClientResponse} {
-		if r == nil {
-			continue
-		}
-		setPayload(&r.Body, &r.BodyText, r.raw)
-		r.raw = nil
-		for i := range r.Events {
-			e := &r.Events[i]
-			setPayload(&e.Data, &e.Text, e.raw)
-			e.raw = nil
-		}
-	}
-}
-
-// setPayload stores data as JSON when it is, as text otherwise. It runs
-// on the writer's goroutine, off the request's path.
-func setPayload(raw *json.RawMessage, text *string, data []byte) {
-	if len(data) == 0 {
-		return
-	}
-	if json.Valid(data) {
-		*raw = data // json.Marshal compacts it: no newline inside a record
-		return
-	}
-	*text = string(data)
 }
 
 // BodyBytes returns a request's body as it was sent.

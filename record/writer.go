@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -71,7 +69,7 @@ type Writer struct {
 	// Owned by the writing goroutine.
 	file     *os.File
 	size     int64
-	buf      bytes.Buffer
+	buf      []byte
 	lastBase string // the name of the last file started, without suffix
 	seq      int    // its sequence number within its millisecond
 }
@@ -193,16 +191,8 @@ func (w *Writer) write(x *Exchange) error {
 
 // encode returns x's line, redacted, ending in a newline.
 func (w *Writer) encode(x *Exchange) ([]byte, error) {
-	x.prepare()
-	w.buf.Reset()
-	enc := json.NewEncoder(&w.buf)
-	// Unescaped, so the redaction sees '&' in queries and '<' in text as
-	// they were sent.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(x); err != nil {
-		return nil, err
-	}
-	line := w.buf.Bytes()
+	w.buf = append(x.appendJSON(w.buf[:0]), '\n')
+	line := w.buf
 	if w.cfg.Scrub != nil {
 		line = w.cfg.Scrub(line, x.secrets)
 	}

@@ -147,9 +147,11 @@ func TestCaptureSplitsEventsAcrossWrites(t *testing.T) {
 	c.ClientHeader(200, http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}})
 	c.ClientWrite([]byte("event: a\ndata: {\"x\""))
 	c.ClientWrite([]byte(":1}\n\ndata: [DONE]\n\n"))
-	x := c.Finish(true, nil, "")
-	x.prepare()
-	ev := x.ClientResponse.Events
+	xs, err := Read(bytes.NewReader(c.Finish(true, nil, "").appendJSON(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := xs[0].ClientResponse.Events
 	if len(ev) != 2 || ev[0].Name != "a" || string(ev[0].Data) != `{"x":1}` || ev[1].Text != "[DONE]" {
 		t.Fatalf("events %+v", ev)
 	}
