@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"go.uber.org/zap"
 )
 
 func TestUnmarshalRecord(t *testing.T) {
@@ -113,5 +115,36 @@ func TestCheckRecord(t *testing.T) {
 				t.Errorf("problems %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A reload with the same settings shares the writer; the last
+// configuration to let go closes it.
+func TestRecordWriterPooled(t *testing.T) {
+	cfg := &RecordConfig{Dir: t.TempDir(), MaxFiles: 3}
+	a, b := &Louter{Record: cfg}, &Louter{Record: cfg}
+	for _, l := range []*Louter{a, b} {
+		l.logger = zap.NewNop()
+		if err := l.provisionRecord(caddy.Context{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.recording.writer != b.recording.writer {
+		t.Fatal("the same settings got two writers")
+	}
+	other := &Louter{Record: &RecordConfig{Dir: cfg.Dir, MaxFiles: 4}, logger: zap.NewNop()}
+	if err := other.provisionRecord(caddy.Context{}); err != nil {
+		t.Fatal(err)
+	}
+	if other.recording.writer == a.recording.writer {
+		t.Error("other settings shared the writer")
+	}
+	for _, l := range []*Louter{a, b, other} {
+		if err := l.Cleanup(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, loaded := recordPool.References(a.recording.key); loaded {
+		t.Error("the writer outlived its configurations")
 	}
 }

@@ -32,6 +32,9 @@ type Capture struct {
 	size  int
 	// keep says which headers are recorded; nil records none.
 	keep func(name string) bool
+	// finished is set by Finish: the exchange belongs to the writer then,
+	// and a late write is not recorded.
+	finished bool
 
 	backend, client responseTap
 }
@@ -160,6 +163,7 @@ func (c *Capture) Finish(stream bool, dropped []string, errMsg string) *Exchange
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.finished = true
 	c.backend.close()
 	c.client.close()
 	c.x.BackendResponse, c.x.ClientResponse = c.backend.resp, c.client.resp
@@ -189,7 +193,7 @@ func (t *responseTap) header(status int, h http.Header) {
 }
 
 func (t *responseTap) headerLocked(status int, h http.Header) {
-	if t.resp != nil || status < 200 {
+	if t.resp != nil || status < 200 || t.c.finished {
 		return // the first final status counts
 	}
 	t.resp = &Response{Status: status, Header: t.c.headers(h)}
@@ -204,6 +208,9 @@ func (t *responseTap) write(p []byte) {
 	defer t.c.mu.Unlock()
 	if t.resp == nil {
 		t.headerLocked(http.StatusOK, nil)
+	}
+	if t.c.finished {
+		return
 	}
 	if t.framer != nil {
 		_ = t.framer.Feed(p, t.emit) // a malformed stream is what it is: the events so far are kept

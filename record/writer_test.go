@@ -156,3 +156,13 @@ func TestCaptureSplitsEventsAcrossWrites(t *testing.T) {
 		t.Fatalf("events %+v", ev)
 	}
 }
+
+func TestCaptureIgnoresWritesAfterFinish(t *testing.T) {
+	c := NewCapture(time.Now(), "late", Endpoint{}, 0, nil)
+	x := c.Finish(false, nil, "")
+	c.ClientWrite([]byte("late"))
+	c.BackendHeader(200, nil)
+	if x.ClientResponse != nil || x.BackendResponse != nil {
+		t.Errorf("a write after Finish was recorded: %+v %+v", x.ClientResponse, x.BackendResponse)
+	}
+}
