@@ -171,6 +171,11 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return err
 			}
 
+		case "record":
+			if err := l.unmarshalRecord(d); err != nil { // record_config.go
+				return err
+			}
+
 		default:
 			return d.Errf("unrecognized louter subdirective '%s'", d.Val())
 		}

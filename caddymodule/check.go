@@ -127,6 +127,7 @@ func checkHandler(where string, raw map[string]any) []string {
 			}
 		}
 	}
+	problems = append(problems, checkRecord(where, l.Record)...) // record_config.go
 	return problems
 }
 

@@ -14,7 +14,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "louter",
-		Usage: "check --config <path> [--adapter <name>]",
+		Usage: "check --config <path> [--adapter <name>] | replay <file.jsonl> [--id <id>] [--verbose]",
 		Short: "Commands of the louter LLM gateway",
 		Long: `
 louter's own commands.
@@ -26,6 +26,10 @@ earlier pattern matches every model they do, api_key placeholders naming
 environment variables that are not set, dialect settings that do not fit the
 backend's protocol. It prints one line per problem and exits with status 1
 if there is any.
+
+replay re-runs a recording made with the record setting through this
+build's translators, with no network, and reports the exchanges whose
+backend request or client response would now differ (exit status 1).
 `,
 		CobraFunc: func(cmd *cobra.Command) {
 			check := &cobra.Command{
@@ -37,6 +41,7 @@ if there is any.
 			check.Flags().StringP("config", "c", "", "Configuration file (required)")
 			check.Flags().StringP("adapter", "a", "", "Name of config adapter to apply")
 			cmd.AddCommand(check)
+			cmd.AddCommand(replayCommand()) // record_command.go
 		},
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/louter/louter/record"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -49,10 +50,15 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	x := l.beginExchange(w, r, ep.protocol)
 	w = x
 	q := &chatRequest{x: x} // filled in once the request is routed
+
+	// w itself unless record is set (record_capture.go).
+	w = l.startRecording(w, r, q)
 	defer func() { x.end(q.rw, q.dropped, r.Context().Err() != nil) }()
+	defer l.finishRecording(q, r)
 	defer q.settle(r.Context()) // client_limits.go
 
 	body, e := l.readBody(r)
+	q.recordClientBody(r, body)
 	if e != nil {
 		return l.reject(w, client, e)
 	}
@@ -122,6 +128,9 @@ type chatRequest struct {
 	// (client_limits.go).
 	grant    *grant
 	admitted bool
+
+	// rec records the exchange when record is set (record_capture.go).
+	rec *record.Capture
 }
 
 // routeTarget is one backend a request may go to, with the model name to
@@ -219,6 +228,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	r = b.attachCredential(r, cred)
 	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
+	q.recordBackendRequest(r, b, backendModel, body, rw)
 
 	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
 		c.Write(

@@ -102,12 +102,18 @@ type Louter struct {
 	// Client keys, limits and prices (client_keys.go).
 	ClientAccess
 
+	// Record every chat exchange to JSON Lines files (record_config.go).
+	Record *RecordConfig `json:"record,omitempty"`
+
 	logger  *zap.Logger
 	metrics *louterMetrics // metrics.go
 	// cooldowns skips backends of fallback chains that rate-limited or
 	// kept failing (fallback_cooldown.go).
 	cooldowns *cooldowns
 	access    *access // nil when no key, identity or route limit is configured
+
+	// recording is nil unless record is set (record_config.go).
+	recording *recording
 }
 
 // CaddyModule returns the Caddy module information.
@@ -178,6 +184,9 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	l.provisionFallbacks()  // fallback.go
 	l.provisionConditions() // route_conditions.go
 	l.warnUnsetKeys()
+	if err := l.provisionRecord(ctx); err != nil {
+		return err // record_config.go
+	}
 	l.registerDiagnostics(ctx)    // diagnostics_admin.go
 	return l.provisionAccess(ctx) // client_keys.go
 }

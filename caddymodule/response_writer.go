@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/record"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -113,6 +114,9 @@ type responseWriter struct {
 
 	// trace, when set, is the request's tracing span (tracing.go).
 	trace *requestTrace
+
+	// rec, when set, records the backend's response (record_capture.go).
+	rec *record.Capture
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -139,6 +143,7 @@ func (rw *responseWriter) writeHeader(status int) {
 	if status < 200 || rw.mode != modeUnset || rw.timeout != nil {
 		return // a timeout answers the client itself (ServeHTTP)
 	}
+	rw.rec.BackendHeader(status, rw.header)
 	if rw.timers != nil {
 		rw.timers.backendActive(time.Now())
 	}
@@ -198,6 +203,7 @@ func (rw *responseWriter) writeHeader(status int) {
 func (rw *responseWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	rw.rec.BackendWrite(p)
 	if rw.mode == modeUnset {
 		rw.writeHeader(http.StatusOK)
 	}

@@ -41,6 +41,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    fixtures_dir     <dir>
 //	    model_prefix     <prefix>
 //	    dialect          <tool-style> [<reasoning-style>] | harmony
+//	    replay           <recording.jsonl>
+//	    replay_timing
 //	}
 func (m *Mock) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // consume the directive name
@@ -103,6 +105,15 @@ func (m *Mock) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if _, err := parseDialect(m.Dialect); err != nil {
 				return d.Errf("dialect: %v", err)
 			}
+		case "replay":
+			if !d.AllArgs(&m.Replay) {
+				return d.ArgErr()
+			}
+		case "replay_timing":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			m.ReplayTiming = true
 		default:
 			return d.Errf("unrecognized louter_mock subdirective %q", d.Val())
 		}

@@ -96,9 +96,20 @@ type Mock struct {
 	// not affected. Default: "native reasoning_content".
 	Dialect string `json:"dialect,omitempty"`
 
+	// Replay is a recording made with louter's record setting, whose
+	// recorded backend responses answer the chat requests instead of
+	// scenarios (replay.go: how a record is matched to a request).
+	Replay string `json:"replay,omitempty"`
+
+	// ReplayTiming sends each replayed event when it came in the
+	// recording, counted from the start of the exchange; without it the
+	// events go out at once (or chunk_delay apart).
+	ReplayTiming bool `json:"replay_timing,omitempty"`
+
 	dialect dialect
 	journal *journal
 	logger  *zap.Logger
+	replay  *replaySet // loaded from Replay (replay.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -124,7 +135,7 @@ func (m *Mock) Provision(ctx caddy.Context) error {
 	}
 	m.dialect = d
 	m.journal = journalFor(m.Name)
-	return nil
+	return m.provisionReplay() // replay.go
 }
 
 // Validate checks the configuration.
@@ -191,6 +202,11 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 			status = http.StatusRequestEntityTooLarge
 		}
 		writeError(w, codec, translate.NewError(status, "louter_mock: reading the request body: "+readErr.Error()), "")
+		return nil
+	}
+	if m.replay != nil {
+		id := m.serveRecorded(w, r, spec.protocol, body) // replay.go
+		m.journal.update(entry, func(e *journalEntry) { e.Scenario = "replay " + id })
 		return nil
 	}
 	req, err := codec.DecodeRequest(body)

@@ -1,0 +1,112 @@
+package caddymodule
+
+import (
+	"bytes"
+	"strings"
+)
+
+// scrubRecordLine is scrubSecrets for a whole record line, which may be
+// megabytes of JSON: the same known secrets and the same secretPatterns,
+// but each pattern runs only when the line holds a literal it cannot match
+// without. The patterns start with \b or a class, which leaves Go's
+// regexp no literal prefix to skip ahead with, so on a 100 KB line each
+// costs a full scan; most lines hold none of the literals. A pattern with
+// no known literal (one added later) always runs.
+func scrubRecordLine(line []byte, known []string) []byte {
+	for _, s := range known {
+		if len(s) >= minSecretLen && bytes.Contains(line, []byte(s)) {
+			line = bytes.ReplaceAll(line, []byte(s), []byte(redacted))
+		}
+	}
+	lower := asciiLower(line)
+	for i, sp := range secretPatterns {
+		if need := patternNeeds[i]; need != nil && !need(line, lower) {
+			continue
+		}
+		if sp.re.Match(line) {
+			line = sp.re.ReplaceAll(line, sp.repl)
+		}
+	}
+	return line
+}
+
+// patternNeeds holds, for each of secretPatterns, a cheap test a line
+// (and its lower-case copy, for the patterns that ignore case) must pass
+// for the pattern to match it, or nil.
+var patternNeeds = func() []func(line, lower []byte) bool {
+	out := make([]func(line, lower []byte) bool, len(secretPatterns))
+	for i, sp := range secretPatterns {
+		expr := sp.re.String()
+		switch {
+		case strings.Contains(expr, `sk-`):
+			out[i] = contains("sk-")
+		case strings.Contains(expr, `AIza`):
+			out[i] = contains("AIza")
+		case strings.Contains(expr, `ya29\.`):
+			out[i] = contains("ya29.")
+		case strings.Contains(expr, `bearer`):
+			out[i] = func(line, lower []byte) bool { return bytes.Contains(lower, []byte("bearer")) || foldsToASCII(line) }
+		case strings.Contains(expr, `access_token`):
+			out[i] = func(line, lower []byte) bool {
+				return bytes.Contains(lower, []byte("key=")) || bytes.Contains(lower, []byte("access_token=")) || foldsToASCII(line)
+			}
+		case strings.HasPrefix(expr, `\b(?:\d{1,3}\.){3}`):
+			out[i] = func(line, _ []byte) bool { return ipv4Port(line) }
+		case strings.HasPrefix(expr, `\[`):
+			out[i] = contains("]:")
+		}
+	}
+	return out
+}()
+
+func contains(s string) func(line, lower []byte) bool {
+	return func(line, _ []byte) bool { return bytes.Contains(line, []byte(s)) }
+}
+
+// foldsToASCII reports whether b holds one of the two non-ASCII letters
+// that (?i) matches to ASCII ones: the Kelvin sign (k) and the long s (s);
+// asciiLower does not fold them, so such a line runs the pattern.
+func foldsToASCII(b []byte) bool {
+	return bytes.Contains(b, []byte("\u212a")) || bytes.Contains(b, []byte("\u017f"))
+}
+
+// asciiLower returns a copy of b with ASCII letters in lower case (the
+// patterns' (?i) folds no other letters into these literals).
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// ipv4Port reports whether b holds a colon with a digit after it and
+// three dots in the digits and dots before it, as every IPv4 host:port
+// does (a time such as 11:40:03 does not).
+func ipv4Port(b []byte) bool {
+	for i := 1; i+1 < len(b); i++ {
+		j := bytes.IndexByte(b[i:len(b)-1], ':')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if !isDigit(b[i+1]) {
+			continue
+		}
+		dots := 0
+		for k := i - 1; k >= 0 && k >= i-15 && (isDigit(b[k]) || b[k] == '.'); k-- {
+			if b[k] == '.' {
+				dots++
+			}
+		}
+		if dots >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
