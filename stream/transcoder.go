@@ -122,7 +122,8 @@ func (t *Transcoder) fail(err *translate.Error) {
 }
 
 // Write consumes a chunk of the upstream body and returns the client bytes
-// it produced. The returned slice is only valid until the next call.
+// it produced. The returned slice is only valid until the next call, or
+// until the output is released (ReleaseOutput).
 func (t *Transcoder) Write(p []byte) []byte {
 	t.out.Reset()
 	if t.done {
