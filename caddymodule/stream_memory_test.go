@@ -124,7 +124,7 @@ func liveHeap() uint64 {
 // stretch than after the short one. LOUTER_HEAP_PROFILE=prefix writes the
 // heap profiles with the streams held.
 func TestHeldStreamMemoryFlat(t *testing.T) {
-	const streams = 100
+	const streams = 200
 	tests := []struct {
 		name, path, body string
 	}{
