@@ -148,3 +148,25 @@ func TestHeldStreamMemoryFlat(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkServeHTTPStreamBursts is BenchmarkServeHTTPStreamPerEvent with
+// the upstream's body handed over in writes of up to 32 KiB, as
+// reverse_proxy does when the backend is ahead of the client: the output
+// buffers are as large as those writes' translation.
+func BenchmarkServeHTTPStreamBursts(b *testing.B) {
+	body := strings.Join(benchOpenAIEvents(), "")
+	var chunks []string
+	for rest := body; len(rest) > 0; {
+		n := min(len(rest), 32<<10)
+		chunks = append(chunks, rest[:n])
+		rest = rest[n:]
+	}
+	l := realLouter(b, proxyLike(200, sseHeader(), chunks...))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := l.ServeHTTP(&discardFlusher{h: http.Header{}}, newRequest("POST", "/v1/messages", anthropicStreamRequest), &nextRecorder{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
