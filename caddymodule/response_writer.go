@@ -223,6 +223,7 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		// The bytes pass as they are, but whole events at a time: the
 		// rest of a write waits for the next one.
 		out := rw.pass.Write(p)
+		defer rw.pass.Release() // out is written or copied by then: a waiting stream holds no buffer
 		if rw.hold.active {
 			return rw.holdWrite(p, out, rw.pass.Failure())
 		}
@@ -239,6 +240,7 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		return rw.bufferPassError(p)
 	case modeStream:
 		out := rw.tc.Write(p)
+		defer stream.ReleaseOutput(rw.out) // as rw.pass above (stream/output_pool.go)
 		if rw.hold.active {
 			return rw.holdWrite(p, out, nil)
 		}

@@ -108,9 +108,17 @@ func (p *JSONArrayParser) Close(func(name string, data []byte)) error {
 // Gemini answers streamGenerateContent without alt=sse: "[" before the first
 // event, ",\r\n" between events, and "]" at the end (see EndOutput).
 type JSONArrayOutput struct {
-	buf    []byte
-	n      int // events written
+	buf    *[]byte // lent from a pool while in use (output_pool.go)
+	n      int     // events written
 	closed bool
+}
+
+// bytes returns the buffer to append to, borrowing one if needed.
+func (o *JSONArrayOutput) bytes() *[]byte {
+	if o.buf == nil {
+		o.buf = borrowOutput()
+	}
+	return o.buf
 }
 
 // WriteFrame implements translate.FrameWriter. Event names do not exist in
@@ -119,13 +127,14 @@ func (o *JSONArrayOutput) WriteFrame(_ string, data []byte) {
 	if o.closed {
 		return
 	}
+	b := o.bytes()
 	if o.n == 0 {
-		o.buf = append(o.buf, '[')
+		*b = append(*b, '[')
 	} else {
-		o.buf = append(o.buf, ",\r\n"...)
+		*b = append(*b, ",\r\n"...)
 	}
 	o.n++
-	o.buf = append(o.buf, data...)
+	*b = append(*b, data...)
 }
 
 // End closes the array; later frames are ignored. An array without events
@@ -135,17 +144,33 @@ func (o *JSONArrayOutput) End() {
 		return
 	}
 	o.closed = true
+	b := o.bytes()
 	if o.n == 0 {
-		o.buf = append(o.buf, '[')
+		*b = append(*b, '[')
 	}
-	o.buf = append(o.buf, "]\n"...)
+	*b = append(*b, "]\n"...)
 }
 
 // Bytes implements Output.
-func (o *JSONArrayOutput) Bytes() []byte { return o.buf }
+func (o *JSONArrayOutput) Bytes() []byte {
+	if o.buf == nil {
+		return nil
+	}
+	return *o.buf
+}
 
 // Reset implements Output.
-func (o *JSONArrayOutput) Reset() { o.buf = o.buf[:0] }
+func (o *JSONArrayOutput) Reset() {
+	if o.buf != nil {
+		*o.buf = (*o.buf)[:0]
+	}
+}
+
+// Release implements Releaser.
+func (o *JSONArrayOutput) Release() {
+	returnOutput(o.buf)
+	o.buf = nil
+}
 
 // Ender is implemented by outputs whose framing needs a closing mark after
 // the last event (JSONArrayOutput). SSE needs none.

@@ -25,11 +25,11 @@ type PassWatcher struct {
 	array  *JSONArrayParser // framer, when it is a streamed JSON array
 	watch  *translate.StreamWatch
 
-	held    []byte // the bytes after the last event boundary, not yet forwarded
-	joined  []byte // held bytes followed by the current chunk
-	base    int    // len(held) when the current chunk was fed
-	cut     int    // in held+chunk, the end of the last complete event; -1: none
-	closing bool   // Close is flushing the framer: offsets mean nothing
+	held    []byte  // the bytes after the last event boundary, not yet forwarded
+	joined  *[]byte // held bytes followed by the current chunk, lent from a pool (output_pool.go)
+	base    int     // len(held) when the current chunk was fed
+	cut     int     // in held+chunk, the end of the last complete event; -1: none
+	closing bool    // Close is flushing the framer: offsets mean nothing
 	state   passState
 	events  int // events forwarded
 	failure *translate.Error
@@ -73,8 +73,11 @@ func (w *PassWatcher) Write(p []byte) []byte {
 	}
 	in := p
 	if len(w.held) > 0 {
-		w.joined = append(append(w.joined[:0], w.held...), p...)
-		in = w.joined
+		if w.joined == nil {
+			w.joined = borrowOutput()
+		}
+		*w.joined = append(append((*w.joined)[:0], w.held...), p...)
+		in = *w.joined
 	}
 	w.base, w.cut = len(w.held), -1
 	lead := 0
@@ -111,6 +114,14 @@ func (w *PassWatcher) Write(p []byte) []byte {
 	}
 	w.held = append(w.held[:0], in[w.cut:]...)
 	return in[:w.cut]
+}
+
+// Release implements Releaser: it gives back the buffer a Write may have
+// returned (the held bytes joined to the chunk), so that a stream waiting
+// on its backend holds only its incomplete event.
+func (w *PassWatcher) Release() {
+	returnOutput(w.joined)
+	w.joined = nil
 }
 
 // check is the framer's callback: it judges an event and moves the cut

@@ -13,17 +13,38 @@ type Output interface {
 	Reset()
 }
 
-// SSEOutput frames events as server-sent events.
-type SSEOutput struct{ buf []byte }
+// SSEOutput frames events as server-sent events. Its buffer is lent from
+// a pool while in use (output_pool.go).
+type SSEOutput struct{ buf *[]byte }
 
 // WriteFrame implements translate.FrameWriter.
-func (o *SSEOutput) WriteFrame(name string, data []byte) { o.buf = AppendSSE(o.buf, name, data) }
+func (o *SSEOutput) WriteFrame(name string, data []byte) {
+	if o.buf == nil {
+		o.buf = borrowOutput()
+	}
+	*o.buf = AppendSSE(*o.buf, name, data)
+}
 
 // Bytes implements Output.
-func (o *SSEOutput) Bytes() []byte { return o.buf }
+func (o *SSEOutput) Bytes() []byte {
+	if o.buf == nil {
+		return nil
+	}
+	return *o.buf
+}
 
 // Reset implements Output.
-func (o *SSEOutput) Reset() { o.buf = o.buf[:0] }
+func (o *SSEOutput) Reset() {
+	if o.buf != nil {
+		*o.buf = (*o.buf)[:0]
+	}
+}
+
+// Release implements Releaser.
+func (o *SSEOutput) Release() {
+	returnOutput(o.buf)
+	o.buf = nil
+}
 
 // Transcoder converts one upstream stream into one client stream, chunk by
 // chunk: upstream bytes are framed into events, decoded into IR events,
@@ -101,7 +122,8 @@ func (t *Transcoder) fail(err *translate.Error) {
 }
 
 // Write consumes a chunk of the upstream body and returns the client bytes
-// it produced. The returned slice is only valid until the next call.
+// it produced. The returned slice is only valid until the next call, or
+// until the output is released (ReleaseOutput).
 func (t *Transcoder) Write(p []byte) []byte {
 	t.out.Reset()
 	if t.done {

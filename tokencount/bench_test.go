@@ -89,3 +89,23 @@ func TestVocabularyOnce(t *testing.T) {
 		t.Errorf("o200k_base counts %q as %d tokens, want 2", "warm up", CountText("warm up", O200kBase))
 	}
 }
+
+// BenchmarkQuickClaudeCode is Quick on issue 17's workload, a real ~100 KB
+// Claude Code request (testdata/bench): what a translated stream's
+// message_start and a route's tokens_above condition cost.
+func BenchmarkQuickClaudeCode(b *testing.B) {
+	body, err := os.ReadFile("../testdata/bench/claude_code_100k.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
+	req, err := anth.DecodeRequest(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Quick(req, translate.ProtocolOpenAIChat)
+	}
+}

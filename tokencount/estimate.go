@@ -13,12 +13,16 @@ import (
 // per run; other scripts cost per character. EstimateText counts those
 // features in one pass and weighs them with factors fitted on the corpus in
 // testdata/tokencount (see TestCalibrate). It does not allocate.
-func EstimateText(s string) int {
-	f := features(s)
+func EstimateText(s string) int { return tokensOf(features(s), 1) }
+
+// tokensOf weighs feature counts into tokens, scaled by scale (a sample's
+// counts stand for a text scale times as long).
+func tokensOf(f [nFeatures]float64, scale float64) int {
 	var t float64
 	for i, w := range weights {
 		t += w * f[i]
 	}
+	t *= scale
 	if t < 0 {
 		return 0
 	}
@@ -79,10 +83,17 @@ var asciiClass = func() (t [128]class) {
 	return
 }()
 
-// features counts the features of s.
-func features(s string) [nFeatures]float64 {
+// features counts the features of s. ASCII is read a run of one class at
+// a time (a word, a number, a punctuation or space run) in tight loops,
+// since the features only change where the class does; other characters
+// are decoded one by one.
+func features(s string) [nFeatures]float64 { return featuresAfter(cNone, s) }
+
+// featuresAfter counts the features of s when it follows a character of
+// class prev: a window of a longer text, which must not count the word,
+// number or run it begins in the middle of as a new one.
+func featuresAfter(prev class, s string) [nFeatures]float64 {
 	var c [nFeatures]int
-	prev := cNone
 	run := 0 // length of the current run of the same kind
 	for i := 0; i < len(s); {
 		b := s[i]
@@ -112,51 +123,71 @@ func features(s string) [nFeatures]float64 {
 			}
 			continue
 		}
-		i++
 		k := asciiClass[b]
+		j := i + 1
 		switch k {
 		case cLower:
+			for j < len(s) && s[j]-'a' < 26 {
+				j++
+			}
+			// Lower case goes on a word begun by capitals or by other
+			// letters.
 			if prev != cLower && prev != cUpper {
 				c[fWords]++
 				run = 0
 			}
-			run++
-			if run > 6 {
-				c[fLongLetter]++
-			}
+			n := j - i
+			c[fLongLetter] += max(0, run+n-max(run, 6)) // letters past the 6th
+			run += n
 		case cUpper:
+			for j < len(s) && s[j]-'A' < 26 {
+				j++
+			}
+			// A capital after lower case starts a word (camelCase).
 			if prev != cUpper {
 				c[fWords]++
 				run = 0
 			}
-			run++
-			if run > 6 {
-				c[fLongLetter]++
-			}
+			n := j - i
+			c[fLongLetter] += max(0, run+n-max(run, 6))
+			run += n
 		case cDigit:
+			for j < len(s) && s[j]-'0' < 10 {
+				j++
+			}
 			if prev != cDigit {
 				run = 0
 			}
-			if run%3 == 0 {
-				c[fDigitGroup]++
-			}
-			run++
-		case cPunct:
-			c[fPunct]++
-			if prev != cPunct {
-				c[fPunctRun]++
-			}
+			n := j - i
+			c[fDigitGroup] += (run+n+2)/3 - (run+2)/3 // groups begun in the run
+			run += n
 		case cSpace:
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
 			if prev != cSpace {
 				run = 0
 			}
-			run++
-			if run == 2 {
+			n := j - i
+			if run < 2 && run+n >= 2 {
 				c[fSpaceRun]++
 			}
+			run += n
 		case cNewline:
-			c[fNewline]++
+			for j < len(s) && (s[j] == '\n' || s[j] == '\r') {
+				j++
+			}
+			c[fNewline] += j - i
+		case cPunct:
+			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] == cPunct {
+				j++
+			}
+			c[fPunct] += j - i
+			if prev != cPunct {
+				c[fPunctRun]++
+			}
 		}
+		i = j
 		prev = k
 	}
 	var f [nFeatures]float64
@@ -164,6 +195,25 @@ func features(s string) [nFeatures]float64 {
 		f[i] = float64(v)
 	}
 	return f
+}
+
+// classBefore returns the class of the character that ends s, as features
+// classifies it.
+func classBefore(s string) class {
+	if s == "" {
+		return cNone
+	}
+	if b := s[len(s)-1]; b < utf8.RuneSelf {
+		return asciiClass[b]
+	}
+	r, _ := utf8.DecodeLastRuneInString(s)
+	switch {
+	case isWide(r):
+		return cNonASCII
+	case unicode.IsLetter(r) || unicode.IsMark(r):
+		return cLower
+	}
+	return cPunct
 }
 
 // isWide reports whether r belongs to a script written without spaces,

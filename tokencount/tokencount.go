@@ -40,25 +40,48 @@ func Estimate(req *translate.Request, backend translate.Protocol) int {
 	return walk(req, backend, counter{text: EstimateText})
 }
 
-// Quick is Estimate reading at most three windows of sampleWindow bytes of
-// each long text (its start, middle and end) and scaling by the text's
-// length: a 100 KB request costs a few kilobytes of scanning. It is what a
-// stream's first event announces when the backend has not said.
+// Quick is Estimate reading a sample of each long text — sampleWindows
+// windows of sampleWindow bytes, spread evenly from its start to its end —
+// and scaling by the text's length: a 100 KB request costs about ten
+// kilobytes of scanning. It is what a stream's first event announces when
+// the backend has not said, and what a route's tokens condition tests.
 func Quick(req *translate.Request, backend translate.Protocol) int {
 	return walk(req, backend, counter{text: sampledEstimate})
 }
 
-// sampleWindow is the size of each window Quick reads of a long text.
-const sampleWindow = 256
+// The sample of a long text. Many small windows spread over the text
+// follow its changes of content (code, prose, other scripts, JSON) better
+// than a few large ones; fewer bytes in all make the estimate noisier
+// (TestEstimateAccuracy bounds it).
+const (
+	sampleWindow  = 32
+	sampleWindows = 8
+)
 
 func sampledEstimate(s string) int {
-	if len(s) <= 3*sampleWindow {
+	if len(s) <= sampleWindows*sampleWindow {
 		return EstimateText(s)
 	}
-	mid := cutRune(s, len(s)/2-sampleWindow/2)
-	end := cutRune(s, len(s)-sampleWindow)
-	sample := EstimateText(s[:cutRune(s, sampleWindow)]) + EstimateText(s[mid:cutRune(s, mid+sampleWindow)]) + EstimateText(s[end:])
-	return int(float64(sample)*float64(len(s))/float64(3*sampleWindow) + 0.5)
+	var f [nFeatures]float64
+	read := 0
+	step := (len(s) - sampleWindow) / (sampleWindows - 1)
+	for i := range sampleWindows {
+		a := cutRune(s, i*step)
+		b := len(s) // the last window ends the text
+		if i < sampleWindows-1 {
+			b = cutRune(s, a+sampleWindow)
+		}
+		// A window starts in the middle of a word or a number: it is
+		// read after the character before it, so that the piece is not
+		// taken for a word of its own, which would overcount by about a
+		// token a window.
+		w := featuresAfter(classBefore(s[:a]), s[a:b])
+		for k := range f {
+			f[k] += w[k]
+		}
+		read += b - a
+	}
+	return tokensOf(f, float64(len(s))/float64(read))
 }
 
 // cutRune moves i back to the start of the UTF-8 character it falls in.
