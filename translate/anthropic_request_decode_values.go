@@ -34,17 +34,27 @@ func (d *anthRequestDecoder) str(sp jsonSpan) string {
 	if !sp.esc {
 		return unsafe.String(&b[0], len(b))
 	}
-	return d.unescape(b)
+	s, _ := d.unescape(b)
+	return s
 }
 
 // text returns the text of a string value and its form, for the fields
 // encoders splice (see jsonForm).
 func (d *anthRequestDecoder) text(sp jsonSpan) (string, jsonForm) {
-	s := d.str(sp)
-	if s == "" {
+	if sp.kind != jsonString || sp.start == sp.end {
 		return "", jsonForm{}
 	}
-	return s, newJSONForm(s, d.body[sp.start:sp.end])
+	// newJSONForm's checks, sharing the unescaping's pass over escapes.
+	b := d.body[sp.start:sp.end]
+	esc := unsafe.String(&b[0], len(b))
+	s, paired := esc, true
+	if sp.esc {
+		s, paired = d.unescape(b)
+	}
+	if !paired || !jsonSpliceableText(b) {
+		return s, jsonForm{}
+	}
+	return s, jsonForm{of: s, esc: esc}
 }
 
 // textValue is text for a string, and gstr, without a form, for any other
@@ -109,10 +119,12 @@ func (d *anthRequestDecoder) result(sp jsonSpan) gjson.Result {
 // at most a chunk's tail is wasted.
 const anthArenaChunk = 16 << 10
 
-// unescape returns the text of escaped string contents (never empty). The
-// text is never longer than its escaped form, so it fits in the room
-// reserved for it and the arena never moves under the strings it backs.
-func (d *anthRequestDecoder) unescape(b []byte) string {
+// unescape returns the text of escaped string contents (never empty), and
+// whether every surrogate escape in them was paired (see
+// jsonUnescapePaired). The text is never longer than its escaped form, so
+// it fits in the room reserved for it and the arena never moves under the
+// strings it backs.
+func (d *anthRequestDecoder) unescape(b []byte) (string, bool) {
 	var dst []byte
 	small := len(b) <= anthArenaChunk/4
 	if !small {
@@ -123,11 +135,11 @@ func (d *anthRequestDecoder) unescape(b []byte) string {
 		}
 		dst = d.arena[len(d.arena):]
 	}
-	dst = jsonUnescape(dst, b)
+	dst, paired := jsonUnescapePaired(dst, b)
 	if small {
 		d.arena = d.arena[:len(d.arena)+len(dst)]
 	}
-	return unsafe.String(unsafe.SliceData(dst), len(dst))
+	return unsafe.String(unsafe.SliceData(dst), len(dst)), paired
 }
 
 // isToolResult reports whether a block's type, as read so far, is

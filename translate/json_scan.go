@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf16"
@@ -475,16 +476,23 @@ func jsonScanTail(data []byte, i int) bool {
 // pair, even when the two do not form a valid pair (giving U+FFFD), and a
 // lone surrogate becomes U+FFFD.
 func jsonUnescape(dst, s []byte) []byte {
+	dst, _ = jsonUnescapePaired(dst, s)
+	return dst
+}
+
+// jsonUnescapePaired is jsonUnescape, also reporting whether every \u
+// escape of a surrogate was half of a valid pair (none became U+FFFD).
+func jsonUnescapePaired(dst, s []byte) ([]byte, bool) {
+	paired := true
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			j := i + 1
-			for j < len(s) && s[j] != '\\' {
-				j++
-			}
+		if s[i] != '\\' {
+			// The run up to the next backslash is copied at once.
+			j := jsonIndexBackslash(s, i)
 			dst = append(dst, s[i:j]...)
+			if j == len(s) {
+				break
+			}
 			i = j
-			continue
 		}
 		i++
 		switch s[i] {
@@ -501,9 +509,14 @@ func jsonUnescape(dst, s []byte) []byte {
 		case 'u':
 			r := jsonHex4(s[i+1:])
 			i += 5
-			if utf16.IsSurrogate(r) && len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
-				r = utf16.DecodeRune(r, jsonHex4(s[i+2:]))
-				i += 6
+			if utf16.IsSurrogate(r) {
+				if len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
+					r = utf16.DecodeRune(r, jsonHex4(s[i+2:]))
+					i += 6
+				}
+				if r == utf8.RuneError || utf16.IsSurrogate(r) {
+					paired = false
+				}
 			}
 			dst = utf8.AppendRune(dst, r)
 			continue
@@ -512,7 +525,26 @@ func jsonUnescape(dst, s []byte) []byte {
 		}
 		i++
 	}
-	return dst
+	return dst, paired
+}
+
+// jsonIndexBackslash returns the index of the first backslash in s at or
+// after i, or len(s). Runs between escapes are often short (a newline
+// every line of code), so the first 32 bytes are searched eight at a time
+// before bytes.IndexByte, whose setup costs more than such a run.
+func jsonIndexBackslash(s []byte, i int) int {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	for k := 0; k < 4 && i+8 <= len(s); k++ {
+		v := binary.LittleEndian.Uint64(s[i:]) ^ (ones * '\\')
+		if m := (v - ones) &^ v & high; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	if j := bytes.IndexByte(s[i:], '\\'); j >= 0 {
+		return i + j
+	}
+	return len(s)
 }
 
 // jsonHex4 reads the four hex digits starting s.
