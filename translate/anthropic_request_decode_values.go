@@ -44,14 +44,15 @@ func (d *anthRequestDecoder) text(sp jsonSpan) (string, jsonForm) {
 	if sp.kind != jsonString || sp.start == sp.end {
 		return "", jsonForm{}
 	}
-	// newJSONForm's checks, sharing the unescaping's pass over escapes.
+	// newJSONForm's checks, sharing the unescaping's pass over escapes and
+	// the scanner's over the bytes (plain ASCII needs no UTF-8 check).
 	b := d.body[sp.start:sp.end]
 	esc := unsafe.String(&b[0], len(b))
 	s, paired := esc, true
 	if sp.esc {
 		s, paired = d.unescape(b)
 	}
-	if !paired || !jsonSpliceableText(b) {
+	if !paired || sp.high && !jsonSpliceableText(b) {
 		return s, jsonForm{}
 	}
 	return s, jsonForm{of: s, esc: esc}

@@ -36,12 +36,14 @@ const (
 )
 
 // jsonSpan locates one scanned value in the event. For a string, start and
-// end enclose its contents without the quotes, and esc says whether they
-// hold escapes; for other kinds they enclose the raw value.
+// end enclose its contents without the quotes, esc says whether they hold
+// escapes and high whether they may hold bytes from 0x80 up (false means
+// plain ASCII); for other kinds they enclose the raw value.
 type jsonSpan struct {
 	start, end int
 	kind       jsonKind
 	esc        bool
+	high       bool
 }
 
 // bytes returns the spanned bytes of data.
@@ -104,45 +106,52 @@ var jsonStringSpecial = func() (t [256]bool) {
 }()
 
 // jsonScanString scans a string whose opening quote is at data[i-1]. It
-// returns the index of the closing quote and whether escapes occur.
-func jsonScanString(data []byte, i int) (end int, esc, ok bool) {
+// returns the index of the closing quote, whether escapes occur, and
+// whether bytes from 0x80 up may occur (it may say so of a string that has
+// none, as the words read can reach past its end, never the reverse).
+func jsonScanString(data []byte, i int) (end int, esc, high, ok bool) {
+	var seen uint64 // the bytes read, OR-ed together, for high
 	for {
 		// Eight bytes at a time while none is special, then byte by byte.
 		for i+8 <= len(data) {
-			if m := jsonSpecialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			v := binary.LittleEndian.Uint64(data[i:])
+			seen |= v
+			if m := jsonSpecialBytes(v); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
 		}
 		for i < len(data) && !jsonStringSpecial[data[i]] {
+			seen |= uint64(data[i])
 			i++
 		}
+		high = seen&0x8080808080808080 != 0
 		if i >= len(data) {
-			return i, esc, false
+			return i, esc, high, false
 		}
 		switch data[i] {
 		case '"':
-			return i, esc, true
+			return i, esc, high, true
 		case '\\':
 			esc = true
 			i++
 			if i >= len(data) {
-				return i, esc, false
+				return i, esc, high, false
 			}
 			switch data[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i++
 			case 'u':
 				if i+4 >= len(data) || !jsonIsHex(data[i+1]) || !jsonIsHex(data[i+2]) || !jsonIsHex(data[i+3]) || !jsonIsHex(data[i+4]) {
-					return i, esc, false
+					return i, esc, high, false
 				}
 				i += 5
 			default:
-				return i, esc, false
+				return i, esc, high, false
 			}
 		default: // a control character
-			return i, esc, false
+			return i, esc, high, false
 		}
 	}
 }
@@ -225,7 +234,7 @@ func jsonScanValue(data []byte, i int) (jsonSpan, int, bool) {
 	switch sp.kind {
 	case jsonString:
 		var end int
-		end, sp.esc, ok = jsonScanString(data, i+1)
+		end, sp.esc, sp.high, ok = jsonScanString(data, i+1)
 		sp.start, sp.end = i+1, end
 		return sp, end + 1, ok
 	case jsonObject, jsonArray:
@@ -268,7 +277,7 @@ func jsonSkipContainer(data []byte, i int) (int, bool) {
 				if data[i] != '"' {
 					return i, false
 				}
-				end, _, ok := jsonScanString(data, i+1)
+				end, _, _, ok := jsonScanString(data, i+1)
 				if !ok {
 					return end, false
 				}
@@ -389,7 +398,7 @@ func (m *jsonMembers) next() (name []byte, esc, ok bool) {
 		m.bad = true
 		return nil, false, false
 	}
-	end, esc, ok := jsonScanString(data, i+1)
+	end, esc, _, ok := jsonScanString(data, i+1)
 	if !ok {
 		m.bad = true
 		return nil, false, false
