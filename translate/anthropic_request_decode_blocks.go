@@ -28,10 +28,12 @@ const (
 // array decoded as it was read, what it decoded to.
 type anthContent struct {
 	span  jsonSpan
-	eager bool   // parts and err hold the decoded array
-	parts []Part // with eager
-	err   *Error // with eager: the array's error, reported when it is used
-	drops int    // with eager: len(req.Dropped) before the array was decoded
+	text  string   // a string's text
+	form  jsonForm // and its form
+	eager bool     // parts and err hold the decoded array
+	parts []Part   // with eager
+	err   *Error   // with eager: the array's error, reported when it is used
+	drops int      // with eager: len(req.Dropped) before the array was decoded
 }
 
 // readContent reads the content member whose value starts at m.i into c,
@@ -40,6 +42,13 @@ type anthContent struct {
 // c until the content is used.
 func (d *anthRequestDecoder) readContent(m *jsonMembers, c *anthContent, path anthPath, where anthBlockContext, decode bool) *Error {
 	d.forget(c) // a repeated member replaces the one before
+	if m.peek() == jsonString {
+		var ok bool
+		if c.span, c.text, c.form, ok = d.textAt(m); !ok {
+			return errAnthSyntax
+		}
+		return nil
+	}
 	if !decode || m.peek() != jsonArray {
 		sp, ok := m.value()
 		if !ok {
@@ -157,8 +166,7 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 	}
 	switch content.span.kind {
 	case jsonString:
-		s, form := d.text(content.span)
-		msg.Parts = []Part{{Type: PartText, Text: s, textForm: form}}
+		msg.Parts = []Part{{Type: PartText, Text: content.text, textForm: content.form}}
 	case jsonArray:
 		parts, err := d.contentBlocks(&content, path.key("content"), anthInMessage)
 		if err != nil {
@@ -262,6 +270,8 @@ type anthBlock struct {
 	thinking, signature, data, title, context  jsonSpan
 	src                                        anthSource // source's members when it is an object
 	content                                    anthContent
+	textStr                                    string   // with a string text: its text
+	textForm                                   jsonForm // and its form
 }
 
 // anthSource holds the members of an image or document source. The
@@ -286,6 +296,13 @@ func (d *anthRequestDecoder) blockAt(parts []Part, path *anthPath, at int, where
 		case "type":
 			dst = &f.typ
 		case "text":
+			if m.peek() == jsonString {
+				var ok bool
+				if f.text, f.textStr, f.textForm, ok = d.textAt(&m); !ok {
+					return parts, 0, errAnthSyntax
+				}
+				continue
+			}
 			dst = &f.text
 		case "source":
 			if m.peek() == jsonObject {
@@ -405,7 +422,10 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 		if f.citations.kind == jsonArray && !d.emptyArray(f.citations) {
 			req.Drop("messages.content.citations", "citations are not translated")
 		}
-		s, form := d.textValue(f.text)
+		s, form := f.textStr, f.textForm
+		if f.text.kind != jsonString {
+			s, form = d.gstr(f.text), jsonForm{}
+		}
 		return append(parts, Part{Type: PartText, Text: s, textForm: form, CacheControl: d.raw(f.cacheControl)}), nil
 
 	case "image":
@@ -446,8 +466,8 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 		tr := &ToolResult{CallID: d.str(f.toolUseID), IsError: f.isError.kind == jsonBool && d.body[f.isError.start] == 't'}
 		switch f.content.span.kind {
 		case jsonString:
-			if s, form := d.text(f.content.span); s != "" {
-				tr.Content = []Part{{Type: PartText, Text: s, textForm: form}}
+			if c := &f.content; c.text != "" {
+				tr.Content = []Part{{Type: PartText, Text: c.text, textForm: c.form}}
 			}
 		case jsonArray:
 			content, err := d.contentBlocks(&f.content, path.key("content"), anthInToolResult)

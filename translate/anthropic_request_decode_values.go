@@ -115,6 +115,52 @@ func (d *anthRequestDecoder) result(sp jsonSpan) gjson.Result {
 	return gjson.Parse(d.rawString(sp))
 }
 
+// textAt reads the string value at m.i, a text the IR keeps, and moves m
+// past it: its span, its text and its form (see jsonForm), found in one pass
+// over the string (jsonScanUnescape) rather than a scan then an unescaping.
+// ok is false on a syntax error.
+func (d *anthRequestDecoder) textAt(m *jsonMembers) (sp jsonSpan, s string, form jsonForm, ok bool) {
+	start := m.i + 1
+	t, buf, ok := jsonScanUnescape(d.body, start, d.scratch[:0])
+	d.scratch = buf
+	if !ok {
+		m.bad = true
+		return jsonSpan{}, "", jsonForm{}, false
+	}
+	m.i = t.end + 1
+	sp = jsonSpan{start: start, end: t.end, kind: jsonString, esc: t.esc, high: t.high}
+	if start == t.end {
+		return sp, "", jsonForm{}, true
+	}
+	b := d.body[start:t.end]
+	esc := unsafe.String(&b[0], len(b))
+	s = esc
+	if t.esc {
+		s = d.keep(buf)
+	}
+	// newJSONForm's checks, from what the pass found (plain ASCII needs
+	// no UTF-8 check).
+	if t.paired && (!t.high || jsonSpliceableText(b)) {
+		form = jsonForm{of: s, esc: esc}
+	}
+	return sp, s, form, true
+}
+
+// keep returns a copy of b (not empty) that the IR can keep, in the arena
+// when it is small.
+func (d *anthRequestDecoder) keep(b []byte) string {
+	if len(b) > anthArenaChunk/4 {
+		c := append([]byte(nil), b...) // not zeroed first, unlike make
+		return unsafe.String(&c[0], len(c))
+	}
+	if cap(d.arena)-len(d.arena) < len(b) {
+		d.arena = make([]byte, 0, anthArenaChunk)
+	}
+	n := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return unsafe.String(&d.arena[n], len(b))
+}
+
 // anthArenaChunk is the size of the arena chunks small unescaped strings
 // share; a string longer than a quarter of it gets its own allocation, so
 // at most a chunk's tail is wasted.

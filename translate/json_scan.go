@@ -156,6 +156,106 @@ func jsonScanString(data []byte, i int) (end int, esc, high, ok bool) {
 	}
 }
 
+// jsonText is what jsonScanUnescape found in a string.
+type jsonText struct {
+	end    int  // index of the closing quote
+	esc    bool // escapes occur; the text was appended to dst
+	high   bool // as jsonScanString's
+	paired bool // as jsonUnescapePaired's
+}
+
+// jsonScanUnescape scans and validates a string whose opening quote is at
+// data[i-1], as jsonScanString does, and unescapes it on the way, as
+// jsonUnescapePaired does, for the strings whose text is kept: one pass
+// instead of two. Once an escape is found, the contents read so far and
+// all that follows are appended to dst, unescaped; without escapes dst is
+// returned untouched (the text is data's bytes).
+func jsonScanUnescape(data []byte, i int, dst []byte) (jsonText, []byte, bool) {
+	t := jsonText{paired: true}
+	var seen uint64
+	run := i // start of the bytes not yet appended, once esc
+	for {
+		for i+8 <= len(data) {
+			v := binary.LittleEndian.Uint64(data[i:])
+			seen |= v
+			if m := jsonSpecialBytes(v); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		for i < len(data) && !jsonStringSpecial[data[i]] {
+			seen |= uint64(data[i])
+			i++
+		}
+		t.high = seen&0x8080808080808080 != 0
+		if i >= len(data) {
+			return t, dst, false
+		}
+		switch data[i] {
+		case '"':
+			if t.esc {
+				dst = append(dst, data[run:i]...)
+			}
+			t.end = i
+			return t, dst, true
+		case '\\':
+			dst = append(dst, data[run:i]...)
+			t.esc = true
+			i++
+			if i >= len(data) {
+				return t, dst, false
+			}
+			switch c := data[i]; c {
+			case '"', '\\', '/':
+				dst = append(dst, c)
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				if !jsonIsHex4(data, i+1) {
+					return t, dst, false
+				}
+				r := jsonHex4(data[i+1:])
+				i += 4
+				if utf16.IsSurrogate(r) {
+					// As gjson: the \u escape that follows is the pair,
+					// whatever it holds.
+					if i+2 < len(data) && data[i+1] == '\\' && data[i+2] == 'u' {
+						if !jsonIsHex4(data, i+3) {
+							return t, dst, false
+						}
+						r = utf16.DecodeRune(r, jsonHex4(data[i+3:]))
+						i += 6
+					}
+					if r == utf8.RuneError || utf16.IsSurrogate(r) {
+						t.paired = false
+					}
+				}
+				dst = utf8.AppendRune(dst, r)
+			default:
+				return t, dst, false
+			}
+			i++
+			run = i
+		default: // a control character
+			return t, dst, false
+		}
+	}
+}
+
+// jsonIsHex4 reports whether data[i:i+4] are four hex digits.
+func jsonIsHex4(data []byte, i int) bool {
+	return i+4 <= len(data) && jsonIsHex(data[i]) && jsonIsHex(data[i+1]) && jsonIsHex(data[i+2]) && jsonIsHex(data[i+3])
+}
+
 // jsonSpecialBytes returns a mask with the high bit set in the bytes of
 // the little-endian word v that are special in a string (see
 // jsonStringSpecial). Bytes above the lowest special one may be marked
