@@ -133,6 +133,12 @@ type anthRequestDecoder struct {
 	depth       int    // nesting of block arrays being decoded
 	arena       []byte // backs the unescaped strings (see unescape)
 	scratch     []byte // reused by textAt
+
+	// Slabs and scratch space for the IR's small values (see carve).
+	partScratch [anthMaxBlockDepth][]Part // blocks decoded at each depth
+	partSlab    []Part
+	calls       []ToolCall
+	results     []ToolResult
 }
 
 // anthMaxBlockDepth bounds the nesting of block arrays: a message's content,

@@ -166,7 +166,7 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 	}
 	switch content.span.kind {
 	case jsonString:
-		msg.Parts = []Part{{Type: PartText, Text: content.text, textForm: content.form}}
+		msg.Parts = d.text1(content.text, content.form)
 	case jsonArray:
 		parts, err := d.contentBlocks(&content, path.key("content"), anthInMessage)
 		if err != nil {
@@ -205,9 +205,10 @@ func (d *anthRequestDecoder) blocks(path anthPath, at int, where anthBlockContex
 	if d.depth >= anthMaxBlockDepth {
 		return nil, 0, path.bad("content blocks nested too deeply")
 	}
+	scratch := &d.partScratch[d.depth]
 	d.depth++
 	defer func() { d.depth-- }()
-	var parts []Part
+	parts := (*scratch)[:0]
 	a := jsonOpenArray(d.body, at)
 	for i := 0; a.next(); i++ {
 		bpath := path.index(i)
@@ -222,7 +223,52 @@ func (d *anthRequestDecoder) blocks(path anthPath, at int, where anthBlockContex
 	if a.bad {
 		return nil, 0, errAnthSyntax
 	}
-	return parts, a.i, nil
+	*scratch = parts[:0]
+	return d.carve(parts), a.i, nil
+}
+
+// carve returns a copy of parts (nil when empty) cut from a slab the
+// request's parts share, so that a message's blocks cost no allocation of
+// their own, nor a slice regrown block after block. The copy's capacity
+// ends with it: an append to it cannot reach the next one.
+func (d *anthRequestDecoder) carve(parts []Part) []Part {
+	n := len(parts)
+	if n == 0 {
+		return nil
+	}
+	if cap(d.partSlab)-len(d.partSlab) < n {
+		d.partSlab = make([]Part, 0, max(n, anthPartChunk))
+	}
+	start := len(d.partSlab)
+	d.partSlab = append(d.partSlab, parts...)
+	return d.partSlab[start : start+n : start+n]
+}
+
+// text1 is carve for a single text part.
+func (d *anthRequestDecoder) text1(s string, form jsonForm) []Part {
+	p := [1]Part{{Type: PartText, Text: s, textForm: form}}
+	return d.carve(p[:])
+}
+
+// anthPartChunk is the number of parts a slab holds.
+const anthPartChunk = 32
+
+// newToolCall and newToolResult hand out values from slabs, as carve does
+// parts.
+func (d *anthRequestDecoder) newToolCall() *ToolCall {
+	if len(d.calls) == cap(d.calls) {
+		d.calls = make([]ToolCall, 0, anthPartChunk/2)
+	}
+	d.calls = d.calls[:len(d.calls)+1]
+	return &d.calls[len(d.calls)-1]
+}
+
+func (d *anthRequestDecoder) newToolResult() *ToolResult {
+	if len(d.results) == cap(d.results) {
+		d.results = make([]ToolResult, 0, anthPartChunk/2)
+	}
+	d.results = d.results[:len(d.results)+1]
+	return &d.results[len(d.results)-1]
 }
 
 // blocksOf decodes the blocks of a content document's content, which
@@ -452,22 +498,21 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 			// The raw text, untouched: Arguments is JSON text.
 			args = d.rawString(f.input)
 		}
-		return append(parts, Part{
-			Type:         PartToolCall,
-			ToolCall:     &ToolCall{ID: d.str(f.id), Name: d.str(f.name), Arguments: args},
-			CacheControl: d.raw(f.cacheControl),
-		}), nil
+		call := d.newToolCall()
+		call.ID, call.Name, call.Arguments = d.str(f.id), d.str(f.name), args
+		return append(parts, Part{Type: PartToolCall, ToolCall: call, CacheControl: d.raw(f.cacheControl)}), nil
 
 	case "tool_result":
 		if f.toolUseID.kind != jsonString || f.toolUseID.start == f.toolUseID.end {
 			p := path.key("tool_use_id")
 			return parts, p.bad("tool_result requires a tool_use_id")
 		}
-		tr := &ToolResult{CallID: d.str(f.toolUseID), IsError: f.isError.kind == jsonBool && d.body[f.isError.start] == 't'}
+		tr := d.newToolResult()
+		tr.CallID, tr.IsError = d.str(f.toolUseID), f.isError.kind == jsonBool && d.body[f.isError.start] == 't'
 		switch f.content.span.kind {
 		case jsonString:
 			if c := &f.content; c.text != "" {
-				tr.Content = []Part{{Type: PartText, Text: c.text, textForm: c.form}}
+				tr.Content = d.text1(c.text, c.form)
 			}
 		case jsonArray:
 			content, err := d.contentBlocks(&f.content, path.key("content"), anthInToolResult)
