@@ -3,6 +3,7 @@ package translate
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -130,9 +131,9 @@ type anthRequestDecoder struct {
 	body        []byte
 	req         *Request
 	sawMessages bool
-	depth       int    // nesting of block arrays being decoded
-	arena       []byte // backs the unescaped strings (see unescape)
-	scratch     []byte // reused by textAt
+	depth       int             // nesting of block arrays being decoded
+	arena       strings.Builder // backs the small unescaped strings (see keep)
+	scratch     []byte          // unescaped text before keep copies it out
 
 	// Slabs and scratch space for the IR's small values (see carve).
 	partScratch [anthMaxBlockDepth][]Part // blocks decoded at each depth
