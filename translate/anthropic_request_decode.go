@@ -22,7 +22,8 @@ import (
 // exactly as before. Files: this one (entry point, top-level members,
 // settings), anthropic_request_decode_values.go (strings and raw values),
 // anthropic_request_decode_blocks.go (messages and content blocks),
-// anthropic_request_decode_tools.go (tools).
+// anthropic_request_decode_tools.go (tools),
+// anthropic_request_decode_slabs.go (where parts and calls are allocated).
 
 // DecodeRequest implements Codec. It accepts what Claude Code and the
 // Anthropic SDKs send, including beta fields such as role:"system" messages,
