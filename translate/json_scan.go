@@ -3,8 +3,6 @@ package translate
 import (
 	"encoding/binary"
 	"math/bits"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // This file holds the primitives of the single-pass JSON scanners the stream
@@ -35,12 +33,14 @@ const (
 )
 
 // jsonSpan locates one scanned value in the event. For a string, start and
-// end enclose its contents without the quotes, and esc says whether they
-// hold escapes; for other kinds they enclose the raw value.
+// end enclose its contents without the quotes, esc says whether they hold
+// escapes and high whether they may hold bytes from 0x80 up (false means
+// plain ASCII); for other kinds they enclose the raw value.
 type jsonSpan struct {
 	start, end int
 	kind       jsonKind
 	esc        bool
+	high       bool
 }
 
 // bytes returns the spanned bytes of data.
@@ -103,45 +103,52 @@ var jsonStringSpecial = func() (t [256]bool) {
 }()
 
 // jsonScanString scans a string whose opening quote is at data[i-1]. It
-// returns the index of the closing quote and whether escapes occur.
-func jsonScanString(data []byte, i int) (end int, esc, ok bool) {
+// returns the index of the closing quote, whether escapes occur, and
+// whether bytes from 0x80 up may occur (it may say so of a string that has
+// none, as the words read can reach past its end, never the reverse).
+func jsonScanString(data []byte, i int) (end int, esc, high, ok bool) {
+	var seen uint64 // the bytes read, OR-ed together, for high
 	for {
 		// Eight bytes at a time while none is special, then byte by byte.
 		for i+8 <= len(data) {
-			if m := jsonSpecialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			v := binary.LittleEndian.Uint64(data[i:])
+			seen |= v
+			if m := jsonSpecialBytes(v); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
 		}
 		for i < len(data) && !jsonStringSpecial[data[i]] {
+			seen |= uint64(data[i])
 			i++
 		}
+		high = seen&0x8080808080808080 != 0
 		if i >= len(data) {
-			return i, esc, false
+			return i, esc, high, false
 		}
 		switch data[i] {
 		case '"':
-			return i, esc, true
+			return i, esc, high, true
 		case '\\':
 			esc = true
 			i++
 			if i >= len(data) {
-				return i, esc, false
+				return i, esc, high, false
 			}
 			switch data[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i++
 			case 'u':
 				if i+4 >= len(data) || !jsonIsHex(data[i+1]) || !jsonIsHex(data[i+2]) || !jsonIsHex(data[i+3]) || !jsonIsHex(data[i+4]) {
-					return i, esc, false
+					return i, esc, high, false
 				}
 				i += 5
 			default:
-				return i, esc, false
+				return i, esc, high, false
 			}
 		default: // a control character
-			return i, esc, false
+			return i, esc, high, false
 		}
 	}
 }
@@ -224,7 +231,7 @@ func jsonScanValue(data []byte, i int) (jsonSpan, int, bool) {
 	switch sp.kind {
 	case jsonString:
 		var end int
-		end, sp.esc, ok = jsonScanString(data, i+1)
+		end, sp.esc, sp.high, ok = jsonScanString(data, i+1)
 		sp.start, sp.end = i+1, end
 		return sp, end + 1, ok
 	case jsonObject, jsonArray:
@@ -267,7 +274,7 @@ func jsonSkipContainer(data []byte, i int) (int, bool) {
 				if data[i] != '"' {
 					return i, false
 				}
-				end, _, ok := jsonScanString(data, i+1)
+				end, _, _, ok := jsonScanString(data, i+1)
 				if !ok {
 					return end, false
 				}
@@ -388,7 +395,7 @@ func (m *jsonMembers) next() (name []byte, esc, ok bool) {
 		m.bad = true
 		return nil, false, false
 	}
-	end, esc, ok := jsonScanString(data, i+1)
+	end, esc, _, ok := jsonScanString(data, i+1)
 	if !ok {
 		m.bad = true
 		return nil, false, false
@@ -467,69 +474,6 @@ func (a *jsonElements) peek() jsonKind { return jsonKindOf(a.data[a.i]) }
 // as after the top-level value.
 func jsonScanTail(data []byte, i int) bool {
 	return jsonSkipSpace(data, i) == len(data)
-}
-
-// jsonUnescape appends the contents of a valid JSON string (without its
-// quotes) to dst with the escapes resolved exactly as gjson resolves them:
-// a \u escape of a surrogate takes the \u escape that follows it as its
-// pair, even when the two do not form a valid pair (giving U+FFFD), and a
-// lone surrogate becomes U+FFFD.
-func jsonUnescape(dst, s []byte) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			j := i + 1
-			for j < len(s) && s[j] != '\\' {
-				j++
-			}
-			dst = append(dst, s[i:j]...)
-			i = j
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r := jsonHex4(s[i+1:])
-			i += 5
-			if utf16.IsSurrogate(r) && len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
-				r = utf16.DecodeRune(r, jsonHex4(s[i+2:]))
-				i += 6
-			}
-			dst = utf8.AppendRune(dst, r)
-			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, s[i])
-		}
-		i++
-	}
-	return dst
-}
-
-// jsonHex4 reads the four hex digits starting s.
-func jsonHex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }
 
 // jsonSmallInt reads an integer literal of at most 15 digits, the numbers

@@ -230,3 +230,55 @@ func TestJSONSpecialBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONScanStringHigh checks the scanner's high flag: never false for a
+// string holding a byte from 0x80 up, wherever the byte is.
+func TestJSONScanStringHigh(t *testing.T) {
+	for _, in := range []string{"", "é", "\xff", `\n`, "ab\u2028"} {
+		for off := 0; off < 17; off++ {
+			contents := strings.Repeat("a", off) + in + strings.Repeat(`b\"`, off%3)
+			data := []byte(`"` + contents + `" , "tail é"`)
+			end, _, high, ok := jsonScanString(data, 1)
+			if !ok || end != len(contents)+1 {
+				t.Fatalf("%q: end %d ok %v", contents, end, ok)
+			}
+			if want := strings.ContainsFunc(contents, func(r rune) bool { return r >= 0x80 }); want && !high {
+				t.Errorf("%q: high = false", contents)
+			}
+		}
+	}
+}
+
+// FuzzJSONScanUnescape holds the one-pass scan and unescape to the scanner
+// and jsonUnescapePaired run one after the other.
+func FuzzJSONScanUnescape(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\"c\\d\/e\u00e9\ud83d\ude00f"`, `"x\ud800\u0041"`, `"x\ud800"`, `"bad\u12"`, "\"ctl\x01\"", `"end\`, `"\ud800\u`, "\"é\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			return
+		}
+		end, esc, high, ok := jsonScanString(data, 1)
+		got, dst, gotOK := jsonScanUnescape(data, 1, nil)
+		if ok != gotOK {
+			t.Fatalf("%q: ok %v, scanner %v", data, gotOK, ok)
+		}
+		if !ok {
+			return
+		}
+		if got.end != end || got.esc != esc || got.high != high {
+			t.Fatalf("%q: %+v, scanner end %d esc %v high %v", data, got, end, esc, high)
+		}
+		if !esc {
+			if len(dst) != 0 {
+				t.Fatalf("%q: appended %q without escapes", data, dst)
+			}
+			return
+		}
+		want, paired := jsonUnescapePaired(nil, data[1:end])
+		if string(dst) != string(want) || got.paired != paired {
+			t.Fatalf("%q: %q paired %v, want %q paired %v", data, dst, got.paired, want, paired)
+		}
+	})
+}
