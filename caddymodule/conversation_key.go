@@ -52,7 +52,7 @@ const conversationPlaceholder = "http.louter.conversation"
 // body again, so it is computed only when asked for (key).
 type conversation struct {
 	p    translate.Protocol
-	body []byte // the client's body, not modified after the request is read
+	body []byte // the client's body, not modified after the request is read; nil once released
 	once sync.Once
 	k    string
 }
@@ -83,8 +83,17 @@ func newConversation(p translate.Protocol, h http.Header, top *translate.TopLeve
 	}
 	if c.k != "" {
 		c.once.Do(func() {})
+		c.body = nil // the key is known: the body is not needed here
 	}
 	return c
+}
+
+// release lets go of the body once the request is answered from it: the
+// hash, if nobody asked for it yet, is computed now, from the few
+// members it reads, so the placeholder still has it later.
+func (c *conversation) release() {
+	c.key()
+	c.body = nil
 }
 
 // cheap returns the key when it came from a session id or cache key, ""

@@ -217,6 +217,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	}
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+	rw.dropRequest = q.requestRelease(r, rw) // request_release.go
 	r = b.attachCredential(r, cred)
 	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
 

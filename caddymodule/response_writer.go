@@ -113,6 +113,11 @@ type responseWriter struct {
 
 	// trace, when set, is the request's tracing span (tracing.go).
 	trace *requestTrace
+
+	// dropRequest, when set, lets go of the request's copies; it is
+	// called once, when the first content has gone to the client and no
+	// other backend can take over any more (request_release.go).
+	dropRequest func()
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -198,6 +203,7 @@ func (rw *responseWriter) writeHeader(status int) {
 func (rw *responseWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	defer rw.maybeDropRequest()
 	if rw.mode == modeUnset {
 		rw.writeHeader(http.StatusOK)
 	}
@@ -247,6 +253,17 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		rw.bufferBody(p)
 	}
 	return len(p), nil
+}
+
+// maybeDropRequest calls dropRequest once the client has content and the
+// attempt is committed: no fallback can need the request any more. rw.mu
+// is held.
+func (rw *responseWriter) maybeDropRequest() {
+	if rw.dropRequest != nil && rw.committed && !rw.firstContent.IsZero() {
+		f := rw.dropRequest
+		rw.dropRequest = nil
+		f()
+	}
 }
 
 // ReadFrom sends what it reads through Write; the promoted
