@@ -336,7 +336,7 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	if urlStream != nil {
 		ir.Stream = *urlStream
 	}
-	clientModel := ir.Model
+	clientModel := strings.Clone(ir.Model) // the stream encoders keep it; ir's strings may be views of the body
 	if clientModel == "" {
 		clientModel = model
 	}

@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 
@@ -33,8 +32,9 @@ func (q *chatRequest) requestRelease(r *http.Request, rw *responseWriter) func()
 }
 
 // slimRequest cuts the client's decoded request down, in place, to what the
-// client-side encoders and the dialect decoder read once the answer is
-// under way: the model, the tools' names, schemas and kinds, the output
+// client-side encoders read once the answer is under way (the dialect
+// decoder, made when the answer began, keeps its own copy of the tools):
+// the model, the tools' names and kinds, the output
 // limit and reasoning settings (the Responses API echoes them), and the
 // stream options. The system prompt, the messages and the rest go. The
 // strings kept are copied, so that none of them holds the client's body,
@@ -48,7 +48,7 @@ func slimRequest(req *translate.Request) {
 	if len(req.Tools) > 0 {
 		tools := make([]translate.Tool, len(req.Tools))
 		for i, t := range req.Tools {
-			tools[i] = translate.Tool{Name: strings.Clone(t.Name), Schema: bytes.Clone(t.Schema), Custom: t.Custom, Strict: t.Strict}
+			tools[i] = translate.Tool{Name: strings.Clone(t.Name), Custom: t.Custom}
 		}
 		req.Tools = tools
 	}
