@@ -355,6 +355,9 @@ func (rw *responseWriter) finish() {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finishLocked()
+	// Everything was written: the client framing's buffer goes back to
+	// the pool for the next stream.
+	stream.ReleaseOutput(rw.out)
 }
 
 func (rw *responseWriter) finishLocked() {

@@ -119,6 +119,9 @@ func (o *JSONArrayOutput) WriteFrame(_ string, data []byte) {
 	if o.closed {
 		return
 	}
+	if o.buf == nil {
+		o.buf = getFrameBuf()
+	}
 	if o.n == 0 {
 		o.buf = append(o.buf, '[')
 	} else {
@@ -162,9 +165,17 @@ func EndOutput(o Output) {
 	}
 }
 
+// Release implements Releaser.
+func (o *JSONArrayOutput) Release() {
+	putFrameBuf(o.buf)
+	o.buf = nil
+}
+
 // Interface guards
 var (
-	_ Framer = (*JSONArrayParser)(nil)
-	_ Output = (*JSONArrayOutput)(nil)
-	_ Ender  = (*JSONArrayOutput)(nil)
+	_ Releaser = (*SSEOutput)(nil)
+	_ Releaser = (*JSONArrayOutput)(nil)
+	_ Framer   = (*JSONArrayParser)(nil)
+	_ Output   = (*JSONArrayOutput)(nil)
+	_ Ender    = (*JSONArrayOutput)(nil)
 )

@@ -13,11 +13,23 @@ type Output interface {
 	Reset()
 }
 
-// SSEOutput frames events as server-sent events.
+// SSEOutput frames events as server-sent events. Its buffer comes from a
+// pool shared by all streams (output_pool.go) and goes back with Release.
 type SSEOutput struct{ buf []byte }
 
 // WriteFrame implements translate.FrameWriter.
-func (o *SSEOutput) WriteFrame(name string, data []byte) { o.buf = AppendSSE(o.buf, name, data) }
+func (o *SSEOutput) WriteFrame(name string, data []byte) {
+	if o.buf == nil {
+		o.buf = getFrameBuf()
+	}
+	o.buf = AppendSSE(o.buf, name, data)
+}
+
+// Release implements Releaser.
+func (o *SSEOutput) Release() {
+	putFrameBuf(o.buf)
+	o.buf = nil
+}
 
 // Bytes implements Output.
 func (o *SSEOutput) Bytes() []byte { return o.buf }
