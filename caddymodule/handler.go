@@ -96,7 +96,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 type chatRequest struct {
 	ep           clientEndpoint
 	client       translate.Codec
-	body         []byte      // the client's body; never modified, so each attempt starts from it
+	body         []byte      // the client's body; never modified, so each attempt starts from it; nil once released (request_release.go)
 	streamMember bool        // the body's stream member is true
 	model        string      // the model the client asked for
 	pathModel    string      // the model named in the path (Gemini), or ""

@@ -206,6 +206,12 @@ func memberName(raw []byte, esc bool, scratch *[]byte) string {
 // smallResult is the gjson reading of a small value, copied out of the
 // body (a model name, a stream flag, Claude Code's metadata).
 func smallResult(raw []byte) gjson.Result {
+	switch string(raw) { // the stream flag: no copy needed
+	case "true":
+		return gjson.Result{Type: gjson.True, Raw: "true"}
+	case "false":
+		return gjson.Result{Type: gjson.False, Raw: "false"}
+	}
 	return gjson.Parse(string(raw))
 }
 
