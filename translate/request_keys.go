@@ -27,6 +27,11 @@ type TopLevel struct {
 	// Limit: the members a max_tokens cap rewrites. Only the first copy of
 	// a member louter does not act on for the protocol is located.
 	LimitsAt [LimitCount]Span
+	// SystemAt and MessagesAt are where the system prompt and the
+	// conversation are (system and messages; the Responses API's
+	// instructions and input; Gemini's systemInstruction and contents),
+	// which the conversation key hashes when an agent sends no session id.
+	SystemAt, MessagesAt Span
 	// Open is the index just past the body's opening '{', where a member
 	// can be inserted; 0 when the body is not an object.
 	Open int
@@ -66,6 +71,15 @@ var actedOn = map[Protocol][]string{
 	ProtocolOpenAIChat:      {"model", "stream", "max_tokens", "max_completion_tokens"},
 	ProtocolOpenAIResponses: {"model", "stream", "max_output_tokens"},
 	ProtocolGemini:          {"generationConfig"},
+}
+
+// turnMembers are, per protocol, the members holding the system prompt and
+// the conversation (TopLevel.SystemAt, MessagesAt).
+var turnMembers = map[Protocol][2]string{
+	ProtocolAnthropic:       {"system", "messages"},
+	ProtocolOpenAIChat:      {"", "messages"},
+	ProtocolOpenAIResponses: {"instructions", "input"},
+	ProtocolGemini:          {"systemInstruction", "contents"},
 }
 
 // defaultActedOn is actedOn for a protocol it does not list.
@@ -166,6 +180,14 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 				top.PromptCacheKey = smallResult(val)
 			} else {
 				top.PromptCacheKey = gjson.Result{}
+			}
+		case "system", "instructions", "systemInstruction":
+			if name == turnMembers[p][0] && !top.SystemAt.Found() {
+				top.SystemAt = at
+			}
+		case "messages", "input", "contents":
+			if name == turnMembers[p][1] && !top.MessagesAt.Found() {
+				top.MessagesAt = at
 			}
 		case "max_tokens":
 			top.setLimit(LimitMaxTokens, at)

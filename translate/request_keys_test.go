@@ -112,3 +112,30 @@ func TestScanTopLevelKeepsNoBody(t *testing.T) {
 		t.Fatalf("top = %+v", top)
 	}
 }
+
+// TestScanTopLevelTurn checks where the scan locates the system prompt and
+// the conversation, in each protocol's names.
+func TestScanTopLevelTurn(t *testing.T) {
+	cases := []struct {
+		proto     Protocol
+		body      string
+		sys, msgs string
+	}{
+		{ProtocolAnthropic, `{"system":"s","messages":[1],"input":2}`, `"s"`, `[1]`},
+		{ProtocolOpenAIChat, `{"system":"s","messages":[1]}`, "", `[1]`},
+		{ProtocolOpenAIResponses, `{"instructions":"i","input":"x","messages":[]}`, `"i"`, `"x"`},
+		{ProtocolGemini, `{"contents":[3],"system_instruction":{"parts":[]}}`, `{"parts":[]}`, `[3]`},
+	}
+	for _, tc := range cases {
+		top, e := ScanTopLevel(tc.proto, []byte(tc.body))
+		if e != nil {
+			t.Fatal(e)
+		}
+		if got := spanText(tc.body, top.SystemAt); got != tc.sys {
+			t.Errorf("%s %s: system at %q, want %q", tc.proto, tc.body, got, tc.sys)
+		}
+		if got := spanText(tc.body, top.MessagesAt); got != tc.msgs {
+			t.Errorf("%s %s: messages at %q, want %q", tc.proto, tc.body, got, tc.msgs)
+		}
+	}
+}
