@@ -26,8 +26,8 @@ import (
 //
 // The same key is in the {http.louter.conversation} placeholder. A key
 // from an agent's session id costs nothing; the hash of the first turn, for
-// agents that send none, is computed only for a backend whose lb_policy
-// reads this header, or when the placeholder is used. The header is removed
+// agents that send none, is sent in this header only to a backend whose
+// lb_policy reads it (it is always in the placeholder). The header is removed
 // again below reverse_proxy, so backends never see it.
 const ConversationHeader = "X-Louter-Conversation"
 
@@ -49,7 +49,9 @@ const conversationPlaceholder = "http.louter.conversation"
 // Keys are prefixed by their source ("session:", "cache:", "hash:") so two
 // sources never collide. The first two are read in the body scan louter
 // does anyway (translate.ScanTopLevel) and cost nothing; the hash reads the
-// body again, so it is computed only when asked for (key).
+// two members the scan located, when first asked for (key) or, at the
+// latest, when the request is released after its answer began (release),
+// so that the body need not be kept for a placeholder read at the end.
 type conversation struct {
 	p    translate.Protocol
 	sys  translate.Span // where in body the system prompt is
