@@ -26,8 +26,8 @@ import (
 //
 // The same key is in the {http.louter.conversation} placeholder. A key
 // from an agent's session id costs nothing; the hash of the first turn, for
-// agents that send none, is computed only for a backend whose lb_policy
-// reads this header, or when the placeholder is used. The header is removed
+// agents that send none, is sent in this header only to a backend whose
+// lb_policy reads it (it is always in the placeholder). The header is removed
 // again below reverse_proxy, so backends never see it.
 const ConversationHeader = "X-Louter-Conversation"
 
@@ -49,10 +49,14 @@ const conversationPlaceholder = "http.louter.conversation"
 // Keys are prefixed by their source ("session:", "cache:", "hash:") so two
 // sources never collide. The first two are read in the body scan louter
 // does anyway (translate.ScanTopLevel) and cost nothing; the hash reads the
-// body again, so it is computed only when asked for (key).
+// two members the scan located, when first asked for (key) or, at the
+// latest, when the request is released after its answer began (release),
+// so that the body need not be kept for a placeholder read at the end.
 type conversation struct {
 	p    translate.Protocol
-	body []byte // the client's body, not modified after the request is read
+	sys  translate.Span // where in body the system prompt is
+	msgs translate.Span // where in body the messages are
+	body []byte         // the client's body, not modified after the request is read; nil once released
 	once sync.Once
 	k    string
 }
@@ -60,7 +64,7 @@ type conversation struct {
 // newConversation reads the cheap sources of the key; the hash, if needed,
 // waits for key.
 func newConversation(p translate.Protocol, h http.Header, top *translate.TopLevel, body []byte) *conversation {
-	c := &conversation{p: p, body: body}
+	c := &conversation{p: p, body: body, sys: top.SystemAt, msgs: top.MessagesAt}
 	switch p {
 	case translate.ProtocolAnthropic:
 		if id := claudeCodeSession(top.Metadata.Get("user_id").Str); id != "" {
@@ -83,8 +87,17 @@ func newConversation(p translate.Protocol, h http.Header, top *translate.TopLeve
 	}
 	if c.k != "" {
 		c.once.Do(func() {})
+		c.body = nil // the key is known: the body is not needed here
 	}
 	return c
+}
+
+// release lets go of the body once the request is answered from it: the
+// hash, if nobody asked for it yet, is computed now, from the few
+// members it reads, so the placeholder still has it later.
+func (c *conversation) release() {
+	c.key()
+	c.body = nil
 }
 
 // cheap returns the key when it came from a session id or cache key, ""
@@ -94,7 +107,7 @@ func (c *conversation) cheap() string { return c.k }
 // key returns the conversation key, hashing the first turn when the agent
 // sent no id; "" when the body has no text to hash either.
 func (c *conversation) key() string {
-	c.once.Do(func() { c.k = firstTurnHash(c.p, c.body) })
+	c.once.Do(func() { c.k = firstTurnHash(c.p, c.body, c.sys, c.msgs) })
 	return c.k
 }
 
@@ -126,44 +139,32 @@ func claudeCodeSession(userID string) string {
 	return ""
 }
 
-// firstTurnPaths are, per protocol, the members holding the system prompt
-// and the conversation's messages.
-var firstTurnPaths = map[translate.Protocol][2]string{
-	translate.ProtocolAnthropic:       {"system", "messages"},
-	translate.ProtocolOpenAIChat:      {"", "messages"},
-	translate.ProtocolOpenAIResponses: {"instructions", "input"},
-	translate.ProtocolGemini:          {"systemInstruction", "contents"},
-}
-
 // firstTurnHash hashes the text of the system prompt and of the first
 // message of the conversation (the first two for OpenAI Chat and
 // Responses, whose system prompt is a message). Only text is hashed, not
 // raw JSON: Claude Code moves cache_control breakpoints from turn to turn,
-// which changes the bytes but not the conversation.
-func firstTurnHash(p translate.Protocol, body []byte) string {
-	paths, ok := firstTurnPaths[p]
-	if !ok || len(body) == 0 {
-		return ""
+// which changes the bytes but not the conversation. sys and msgs are where
+// the body scan found the members (translate.TopLevel), so only those are
+// read.
+func firstTurnHash(p translate.Protocol, body []byte, sys, msgs translate.Span) string {
+	member := func(at translate.Span) gjson.Result {
+		if !at.Found() {
+			return gjson.Result{}
+		}
+		return gjson.Parse(unsafe.String(&body[at.Start], at.End-at.Start)) // read only; nothing of it is kept
 	}
-	s := unsafe.String(&body[0], len(body)) // read only; nothing of it is kept
 	h := fnv.New64a()
-	n := 0
-	if paths[0] != "" {
-		n += hashText(h, gjson.Get(s, paths[0]))
-	}
-	if p == translate.ProtocolGemini && n == 0 {
-		n += hashText(h, gjson.Get(s, "system_instruction"))
-	}
-	msgs := gjson.Get(s, paths[1])
-	if msgs.Type == gjson.String { // Responses: input may be one string
-		n += hashText(h, msgs)
+	n := hashText(h, member(sys))
+	ms := member(msgs)
+	if ms.Type == gjson.String { // Responses: input may be one string
+		n += hashText(h, ms)
 	} else {
 		first := 1
 		if p == translate.ProtocolOpenAIChat || p == translate.ProtocolOpenAIResponses {
 			first = 2 // the system (developer) message, then the user's
 		}
 		i := 0
-		msgs.ForEach(func(_, m gjson.Result) bool {
+		ms.ForEach(func(_, m gjson.Result) bool {
 			n += hashText(h, m)
 			i++
 			return i < first

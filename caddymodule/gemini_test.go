@@ -74,7 +74,9 @@ func TestGeminiRewriteRequest(t *testing.T) {
 }
 
 func TestGeminiPassthroughCapsMaxOutputTokens(t *testing.T) {
-	body, te := passthroughBody([]byte(`{"contents":[],"generationConfig":{"maxOutputTokens":65536}}`), "m", "m", 8192)
+	in := []byte(`{"contents":[],"generationConfig":{"maxOutputTokens":65536}}`)
+	top, _ := translate.ScanTopLevel(translate.ProtocolGemini, in)
+	body, te := passthroughBody(in, &top, "m", "m", 8192)
 	if te != nil || string(body) != `{"contents":[],"generationConfig":{"maxOutputTokens":8192}}` {
 		t.Errorf("%s %v", body, te)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -62,11 +61,8 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if e != nil {
 		return l.reject(w, client, e)
 	}
-	if !gjson.ValidBytes(body) {
-		return l.reject(w, client, translate.BadRequest("louter: the request body is not valid JSON"))
-	}
-	// One scan over the top-level members, for both paths: it finds the
-	// members louter routes by and refuses duplicates of them.
+	// One pass over the body, for both paths: it validates it, finds the
+	// members louter routes by and edits, and refuses duplicates of them.
 	top, te := translate.ScanTopLevel(ep.protocol, body)
 	if te != nil {
 		return l.reject(w, client, te)
@@ -83,7 +79,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	q.ep, q.client, q.body, q.model, q.pathModel, q.route = ep, client, body, model, pathModel, route
+	q.ep, q.client, q.body, q.model, q.pathModel, q.route, q.top = ep, client, body, model, pathModel, route, &top
 	q.streamMember = top.Stream.Type == gjson.True
 	t := routeTarget{backend: route.backend, rename: route.Rename}
 	byCondition := false
@@ -106,7 +102,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 type chatRequest struct {
 	ep           clientEndpoint
 	client       translate.Codec
-	body         []byte      // the client's body; never modified, so each attempt starts from it
+	body         []byte      // the client's body; never modified, so each attempt starts from it; nil once released (request_release.go)
 	streamMember bool        // the body's stream member is true
 	model        string      // the model the client asked for
 	pathModel    string      // the model named in the path (Gemini), or ""
@@ -116,6 +112,10 @@ type chatRequest struct {
 	// is cleared then: a later attempt decodes body afresh.
 	ir           *translate.Request
 	conversation *conversation // the conversation key (conversation_key.go)
+
+	// top is what the scan of body found, with where the members a
+	// passthrough edits are (passthrough_body.go).
+	top *translate.TopLevel
 
 	// What the exchange record publishes at the end (exchange_record.go):
 	// the response writer of the attempt that answered (nil when no
@@ -186,7 +186,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 			bodyBackendModel = model // the model is in the path: renamed there, not in the body
 		}
 		var te *translate.Error
-		body, te = passthroughBody(body, model, bodyBackendModel, b.MaxTokens)
+		body, te = passthroughBody(body, q.top, model, bodyBackendModel, b.MaxTokens) // passthrough_body.go
 		if te != nil {
 			return nil, l.reject(w, client, te)
 		}
@@ -226,6 +226,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	}
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+	rw.dropRequest = q.requestRelease(r, rw) // request_release.go
 	r = b.attachCredential(r, cred)
 	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
 	q.recordBackendRequest(r, b, backendModel, body, rw)
@@ -345,7 +346,7 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	if urlStream != nil {
 		ir.Stream = *urlStream
 	}
-	clientModel := ir.Model
+	clientModel := strings.Clone(ir.Model) // the stream encoders keep it; ir's strings may be views of the body
 	if clientModel == "" {
 		clientModel = model
 	}
@@ -434,27 +435,4 @@ func readAll(r io.Reader, hint int) ([]byte, error) {
 			b = append(b, 0)[:len(b)] // let append pick the next capacity
 		}
 	}
-}
-
-// passthroughBody applies the model rename and the max_tokens cap to a body
-// sent on in the client's own protocol; all other bytes stay as they are.
-func passthroughBody(body []byte, model, backendModel string, maxTokens int) ([]byte, *translate.Error) {
-	var err error
-	if backendModel != model {
-		if body, err = sjson.SetBytes(body, "model", backendModel); err != nil {
-			return nil, translate.BadRequest("louter: renaming the model: " + err.Error())
-		}
-	}
-	if maxTokens > 0 {
-		// Anthropic and OpenAI's older field, OpenAI's newer one, the
-		// Responses API's, then Gemini's.
-		for _, key := range [...]string{"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig.maxOutputTokens"} {
-			if v := gjson.GetBytes(body, key); v.Type == gjson.Number && v.Int() > int64(maxTokens) {
-				if body, err = sjson.SetBytes(body, key, maxTokens); err != nil {
-					return nil, translate.BadRequest("louter: capping " + key + ": " + err.Error())
-				}
-			}
-		}
-	}
-	return body, nil
 }

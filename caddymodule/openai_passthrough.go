@@ -27,10 +27,13 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 	if e != nil {
 		return l.reject(w, client, e)
 	}
-	if !gjson.ValidBytes(body) {
-		return l.reject(w, client, translate.BadRequest("louter: the request body is not valid JSON"))
+	// One pass validates the body and finds the members read and edited
+	// here (passthrough_body.go).
+	top, te := translate.ScanTopLevel(translate.ProtocolOpenAIChat, body)
+	if te != nil {
+		return l.reject(w, client, te)
 	}
-	m := gjson.GetBytes(body, "model")
+	m := top.Model
 	if m.Type != gjson.String || m.Str == "" {
 		return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"})
 	}
@@ -51,11 +54,11 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 	if route.Rename != "" {
 		backendModel = route.Rename
 	}
-	body, te := passthroughBody(body, model, backendModel, b.MaxTokens)
+	body, te = passthroughBody(body, &top, model, backendModel, b.MaxTokens)
 	if te != nil {
 		return l.reject(w, client, te)
 	}
-	stream := gjson.GetBytes(body, "stream").Bool()
+	stream := top.Stream.Bool()
 	// Errors are scrubbed of keys here too (secret_writer.go).
 	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	sw.stream = stream

@@ -1,10 +1,11 @@
 package caddymodule
 
 import (
-	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/louter/louter/translate"
 )
@@ -152,11 +153,79 @@ func (b *Backend) attachCredential(r *http.Request, cred http.Header) *http.Requ
 
 // setBody replaces the request body, keeping every length field consistent
 // so the backend receives a Content-Length, never a stale chunked encoding.
+//
+// reverse_proxy keeps the request it sent (and its GetBody, for retries)
+// until the response has been copied, which for a stream is its whole
+// length. So the body is held where it can be let go of: each reader drops
+// it once read to its end, and GetBody reads it from an upstreamBody that
+// releaseUpstreamBody empties when no retry can need it any more.
 func setBody(r *http.Request, body []byte) {
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	ub := &upstreamBody{b: body}
+	r.Body = &upstreamBodyReader{b: body, ub: ub}
+	r.GetBody = ub.open
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body))) // for logs and other handlers; the transport uses ContentLength
 	r.TransferEncoding = nil
 	r.Header.Del("Content-Encoding") // only identity bodies get here
 }
+
+// upstreamBody is the body of a backend request, for GetBody.
+type upstreamBody struct {
+	mu sync.Mutex
+	b  []byte // nil once released
+}
+
+// errBodyReleased is GetBody's error once the body is released: the
+// response's content was on its way to the client, so nothing can retry.
+var errBodyReleased = errors.New("louter: the request body was released after the response began")
+
+func (u *upstreamBody) open() (io.ReadCloser, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.b == nil {
+		return nil, errBodyReleased
+	}
+	return &upstreamBodyReader{b: u.b, ub: u}, nil
+}
+
+// releaseUpstreamBody lets go of the body setBody gave r, once the
+// response has begun and no retry can need it. Readers still reading keep
+// it until they reach its end.
+func releaseUpstreamBody(r *http.Request) {
+	if rd, ok := r.Body.(*upstreamBodyReader); ok && rd.ub != nil {
+		rd.ub.mu.Lock()
+		rd.ub.b = nil
+		rd.ub.mu.Unlock()
+	}
+}
+
+// upstreamBodyReader reads a backend request's body, letting go of it at
+// its end. Close does nothing: the transport may call it from another
+// goroutine than the one reading.
+type upstreamBodyReader struct {
+	b  []byte
+	ub *upstreamBody // for releaseUpstreamBody; never read from here
+}
+
+func (rd *upstreamBodyReader) Read(p []byte) (int, error) {
+	if len(rd.b) == 0 {
+		rd.b = nil
+		return 0, io.EOF
+	}
+	n := copy(p, rd.b)
+	rd.b = rd.b[n:]
+	if len(rd.b) == 0 {
+		rd.b = nil // read to its end: the bytes are not needed here any more
+	}
+	return n, nil
+}
+
+// WriteTo writes the rest of the body in one call.
+func (rd *upstreamBodyReader) WriteTo(w io.Writer) (int64, error) {
+	b := rd.b
+	rd.b = nil
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+func (rd *upstreamBodyReader) Close() error { return nil }

@@ -117,6 +117,10 @@ type responseWriter struct {
 
 	// rec, when set, records the backend's response (record_capture.go).
 	rec *record.Capture
+	// dropRequest, when set, lets go of the request's copies; it is
+	// called once, when the first content has gone to the client and no
+	// other backend can take over any more (request_release.go).
+	dropRequest func()
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -204,6 +208,7 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.rec.BackendWrite(p)
+	defer rw.maybeDropRequest()
 	if rw.mode == modeUnset {
 		rw.writeHeader(http.StatusOK)
 	}
@@ -255,6 +260,17 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		rw.bufferBody(p)
 	}
 	return len(p), nil
+}
+
+// maybeDropRequest calls dropRequest once the client has content and the
+// attempt is committed: no fallback can need the request any more. rw.mu
+// is held.
+func (rw *responseWriter) maybeDropRequest() {
+	if rw.dropRequest != nil && rw.committed && !rw.firstContent.IsZero() {
+		f := rw.dropRequest
+		rw.dropRequest = nil
+		f()
+	}
 }
 
 // ReadFrom sends what it reads through Write; the promoted
@@ -346,6 +362,9 @@ func (rw *responseWriter) finish() {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finishLocked()
+	// Everything was written: the client framing's buffer goes back to
+	// the pool for the next stream.
+	stream.ReleaseOutput(rw.out)
 }
 
 func (rw *responseWriter) finishLocked() {

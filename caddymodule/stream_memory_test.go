@@ -37,12 +37,12 @@ func (d *discardFlusher) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discardFlusher) WriteHeader(int)             {}
 func (d *discardFlusher) Flush()                      {}
 
-// stallingUpstream sends events the way reverse_proxy hands a backend's
+// heldStreamUpstream sends events the way reverse_proxy hands a backend's
 // body over when the backend is ahead of the client — in writes of up to
 // 32 KiB (its copy buffer) that cut events anywhere — then stalls until
 // release closes or the request ends. Each request is done once in
 // stalled when it stalls (or fails).
-func stallingUpstream(events []string, stalled *sync.WaitGroup, release <-chan struct{}) upstreamFunc {
+func heldStreamUpstream(events []string, stalled *sync.WaitGroup, release <-chan struct{}) upstreamFunc {
 	body := []byte(strings.Join(events, ""))
 	return func(w http.ResponseWriter, r *http.Request) error {
 		reached := sync.OnceFunc(stalled.Done)
@@ -75,7 +75,7 @@ func heapPerHeldStream(t *testing.T, n int, path, body string, events []string, 
 	t.Helper()
 	var stalled sync.WaitGroup
 	release := make(chan struct{})
-	l := realLouter(t, stallingUpstream(events, &stalled, release))
+	l := realLouter(t, heldStreamUpstream(events, &stalled, release))
 	reqs := make([]*http.Request, n)
 	for i := range reqs {
 		reqs[i] = newRequest("POST", path, body)

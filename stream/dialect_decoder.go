@@ -1,7 +1,9 @@
 package stream
 
 import (
+	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/louter/louter/translate"
 )
@@ -39,8 +41,8 @@ func newDialectPlan(cfg DialectConfig) *dialectPlan {
 		// (translate.ToolNaming gives every backend one); with no
 		// dialect at all, the backend saw the client's own.
 		if d != nil {
-			p.names = d.ClientToolNames(req)
-			p.ids = d.ClientToolIDs(req)
+			p.names = cloneNames(d.ClientToolNames(req))
+			p.ids = cloneNames(d.ClientToolIDs(req))
 		}
 		// The parser matches the names the model writes, which are the
 		// backend's. A request with tool_choice none is parsed all the
@@ -50,15 +52,33 @@ func newDialectPlan(cfg DialectConfig) *dialectPlan {
 			p.content.Tools = make([]translate.Tool, len(req.Tools))
 			p.declared = make(map[string]bool, len(req.Tools))
 			for i, t := range req.Tools {
+				// Only what the parser reads, copied: the plan lives as
+				// long as the stream, the request's strings may be views
+				// of the client's body, which is let go of early.
+				name := t.Name
 				if d != nil {
-					t.Name = d.BackendToolName(t.Name)
+					name = d.BackendToolName(name)
 				}
-				p.content.Tools[i] = t
-				p.declared[t.Name] = true
+				name = strings.Clone(name)
+				p.content.Tools[i] = translate.Tool{Name: name, Schema: bytes.Clone(t.Schema), Custom: t.Custom}
+				p.declared[name] = true
 			}
 		}
 	}
 	return p
+}
+
+// cloneNames copies a name map's strings, so that it keeps no view of
+// the request.
+func cloneNames(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[strings.Clone(k)] = strings.Clone(v)
+	}
+	return c
 }
 
 // passThrough reports whether the dialect can change nothing in this

@@ -140,3 +140,28 @@ func TestAppendSSE(t *testing.T) {
 		})
 	}
 }
+
+// TestSSEOutputRelease checks that an output released to the pool frames
+// correctly again, and that a pooled buffer comes back empty.
+func TestSSEOutputRelease(t *testing.T) {
+	var o SSEOutput
+	o.WriteFrame("a", []byte("1"))
+	o.Release()
+	if o.Bytes() != nil {
+		t.Fatalf("bytes after release: %q", o.Bytes())
+	}
+	var p SSEOutput
+	p.WriteFrame("", []byte("x\ny"))
+	o.WriteFrame("b", []byte("2"))
+	if got := string(o.Bytes()); got != "event: b\ndata: 2\n\n" {
+		t.Fatalf("reused output: %q", got)
+	}
+	if got := string(p.Bytes()); got != "data: x\ndata: y\n\n" {
+		t.Fatalf("other output: %q", got)
+	}
+	big := make([]byte, 10, maxPooledOutput+1)
+	returnOutput(&big) // too large: not kept
+	if b := borrowOutput(); len(*b) != 0 || cap(*b) > maxPooledOutput {
+		t.Fatalf("pooled buffer len %d cap %d", len(*b), cap(*b))
+	}
+}

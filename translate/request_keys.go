@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -9,7 +8,9 @@ import (
 
 // TopLevel is what one scan over a request body's top-level members found:
 // the members louter routes by, read before the body is decoded (or, for a
-// request passed on untranslated, instead of decoding it).
+// request passed on untranslated, instead of decoding it), and where the
+// members louter may edit are, so that a request passed on is edited by
+// splicing, without another scan.
 type TopLevel struct {
 	// Model is the "model" member (gjson.Result{} when absent).
 	Model gjson.Result
@@ -19,7 +20,47 @@ type TopLevel struct {
 	// by (Claude Code's metadata.user_id, Codex's prompt_cache_key), read
 	// in the same pass so that finding them costs nothing more.
 	Metadata, PromptCacheKey gjson.Result
+
+	// ModelAt is where the "model" member's value is in the body.
+	ModelAt Span
+	// LimitsAt is where the output limits are in the body, indexed by
+	// Limit: the members a max_tokens cap rewrites. Only the first copy of
+	// a member louter does not act on for the protocol is located.
+	LimitsAt [LimitCount]Span
+	// SystemAt and MessagesAt are where the system prompt and the
+	// conversation are (system and messages; the Responses API's
+	// instructions and input; Gemini's systemInstruction and contents),
+	// which the conversation key hashes when an agent sends no session id.
+	SystemAt, MessagesAt Span
+	// Open is the index just past the body's opening '{', where a member
+	// can be inserted; 0 when the body is not an object.
+	Open int
+
+	genDup bool // generationConfig repeats maxOutputTokens
 }
+
+// Span locates a member's value in the body: body[Start:End] is the raw
+// JSON of the value (a string with its quotes). End is 0 when the member
+// is absent.
+type Span struct{ Start, End int }
+
+// Found reports whether the member was there.
+func (s Span) Found() bool { return s.End > 0 }
+
+// Limit names an output limit member a max_tokens cap may rewrite.
+type Limit uint8
+
+// The output limits, as the protocols spell them.
+const (
+	LimitMaxTokens           Limit = iota // Anthropic's, and OpenAI Chat's older one
+	LimitMaxCompletionTokens              // OpenAI Chat's newer one
+	LimitMaxOutputTokens                  // the Responses API's
+	LimitGeminiMaxOutput                  // Gemini's generationConfig.maxOutputTokens, in either spelling
+	LimitCount
+)
+
+// LimitNames are the members of each Limit, as a path (for messages).
+var LimitNames = [LimitCount]string{"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig.maxOutputTokens"}
 
 // actedOn lists, per protocol, the top-level members louter acts on: it
 // routes by the model, answers as the stream member says and caps the
@@ -32,80 +73,196 @@ var actedOn = map[Protocol][]string{
 	ProtocolGemini:          {"generationConfig"},
 }
 
-// ScanTopLevel reads the top-level members of a JSON object body once,
-// skipping over their values, and refuses a body that repeats a member
-// louter acts on. JSON parsers disagree on duplicates: gjson, which louter
-// routes and caps with, takes the first copy, while most backends take the
-// last, so a request with two "model" members could be routed by one and
-// served by the other. Key escapes are undone before comparing
-// ("mod\u0065l" is "model"). Inside Gemini's generationConfig the same
-// holds for maxOutputTokens. body must be valid JSON.
+// turnMembers are, per protocol, the members holding the system prompt and
+// the conversation (TopLevel.SystemAt, MessagesAt).
+var turnMembers = map[Protocol][2]string{
+	ProtocolAnthropic:       {"system", "messages"},
+	ProtocolOpenAIChat:      {"", "messages"},
+	ProtocolOpenAIResponses: {"instructions", "input"},
+	ProtocolGemini:          {"systemInstruction", "contents"},
+}
+
+// defaultActedOn is actedOn for a protocol it does not list.
+var defaultActedOn = []string{"model", "stream"}
+
+// errNotJSON is the answer to a body that is not valid JSON.
+func errNotJSON() *Error { return BadRequest("louter: the request body is not valid JSON") }
+
+// ScanTopLevel validates a request body and reads its top-level members,
+// in one pass: every value is validated as it is skipped (the acceptance
+// is gjson.ValidBytes'), and the members louter acts on are noted. A body
+// that is not valid JSON, empty ones included, gets a 400 "louter: the
+// request body is not valid JSON"; valid JSON that is not an object is
+// accepted with nothing found (the caller then finds no model).
+//
+// It refuses a body that repeats a member louter acts on. JSON parsers
+// disagree on duplicates: gjson, which louter routes and caps with, takes
+// the first copy, while most backends take the last, so a request with two
+// "model" members could be routed by one and served by the other. Key
+// escapes are undone before comparing ("mod\u0065l" is "model"). Inside
+// Gemini's generationConfig the same holds for maxOutputTokens.
+//
+// What it returns holds no reference to body.
 func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 	var top TopLevel
-	if len(body) == 0 {
+	i := jsonSkipSpace(body, 0)
+	if i >= len(body) {
+		return top, errNotJSON()
+	}
+	if body[i] != '{' {
+		_, end, ok := jsonScanValue(body, i)
+		if !ok || !jsonScanTail(body, end) {
+			return top, errNotJSON()
+		}
 		return top, nil
 	}
+	top.Open = i + 1
 	keys, ok := actedOn[p]
 	if !ok {
-		keys = []string{"model", "stream"}
+		keys = defaultActedOn
 	}
 	var seen uint8 // one bit per entry of keys
-	var err *Error
-	// A view of body without a copy; the Results kept are cloned below.
-	root := gjson.Parse(unsafe.String(&body[0], len(body)))
-	root.ForEach(func(k, v gjson.Result) bool {
-		name := k.Str
+	var scratch []byte
+	// A repeated member is reported once the whole body is known to be
+	// JSON: invalid JSON is the answer to a body that is both.
+	var dup *Error
+	m := jsonOpenObject(body, i)
+	for {
+		raw, esc, more := m.next()
+		if !more {
+			break
+		}
+		name := memberName(raw, esc, &scratch)
 		if p == ProtocolGemini {
 			name = geminiCamel(name)
 		}
-		for i, key := range keys {
+		for k, key := range keys {
 			if name != key {
 				continue
 			}
-			if seen&(1<<i) != 0 {
-				err = duplicateKey(p, key)
-				return false
+			if seen&(1<<k) != 0 && dup == nil {
+				dup = duplicateKey(p, key)
 			}
-			seen |= 1 << i
-			switch key {
-			case "model":
-				top.Model = cloneResult(v)
-			case "stream":
-				top.Stream = cloneResult(v)
-			case "generationConfig":
-				err = scanGenerationConfig(v)
-			}
+			seen |= 1 << k
 			break
 		}
-		switch name {
-		case "metadata":
-			top.Metadata = cloneResult(v)
-		case "prompt_cache_key":
-			top.PromptCacheKey = cloneResult(v)
+		start := m.i
+		if p == ProtocolGemini && name == "generationConfig" && m.peek() == jsonObject {
+			// Walked here, to find maxOutputTokens; the decoder reports
+			// a generationConfig of another type.
+			if !scanGenerationConfig(&m, &top) {
+				return top, errNotJSON()
+			}
+			if top.genDup && dup == nil {
+				dup = duplicateKey(ProtocolGemini, "generationConfig.maxOutputTokens")
+			}
+			continue
 		}
-		return err == nil
-	})
-	return top, err
+		sp, ok := m.value()
+		if !ok {
+			return top, errNotJSON()
+		}
+		at := Span{start, m.i}
+		val := body[start:m.i]
+		switch name {
+		case "model":
+			if p != ProtocolGemini { // Gemini's model is in the URL
+				top.Model, top.ModelAt = smallResult(val), at
+			}
+		case "stream":
+			if p != ProtocolGemini {
+				top.Stream = smallResult(val)
+			}
+		case "metadata":
+			top.Metadata = smallResult(val)
+		case "prompt_cache_key":
+			if sp.kind == jsonString {
+				top.PromptCacheKey = smallResult(val)
+			} else {
+				top.PromptCacheKey = gjson.Result{}
+			}
+		case "system", "instructions", "systemInstruction":
+			if name == turnMembers[p][0] && !top.SystemAt.Found() {
+				top.SystemAt = at
+			}
+		case "messages", "input", "contents":
+			if name == turnMembers[p][1] && !top.MessagesAt.Found() {
+				top.MessagesAt = at
+			}
+		case "max_tokens":
+			top.setLimit(LimitMaxTokens, at)
+		case "max_completion_tokens":
+			top.setLimit(LimitMaxCompletionTokens, at)
+		case "max_output_tokens":
+			if p != ProtocolGemini {
+				top.setLimit(LimitMaxOutputTokens, at)
+			}
+		}
+	}
+	if m.bad || !jsonScanTail(body, m.i) {
+		return top, errNotJSON()
+	}
+	return top, dup
 }
 
-// scanGenerationConfig refuses a Gemini generationConfig that repeats
-// maxOutputTokens, in either spelling.
-func scanGenerationConfig(v gjson.Result) *Error {
-	if !v.IsObject() {
-		return nil // the decoder reports the type
+// setLimit locates the first copy of an output limit.
+func (t *TopLevel) setLimit(l Limit, at Span) {
+	if !t.LimitsAt[l].Found() {
+		t.LimitsAt[l] = at
 	}
-	seen := false
-	var err *Error
-	v.ForEach(func(k, _ gjson.Result) bool {
-		if geminiCamel(k.Str) == "maxOutputTokens" {
-			if seen {
-				err = duplicateKey(ProtocolGemini, "generationConfig.maxOutputTokens")
-			}
-			seen = true
+}
+
+// memberName returns a member's name with its escapes undone. The string
+// is a view of raw (or of scratch) for comparisons only, never kept.
+func memberName(raw []byte, esc bool, scratch *[]byte) string {
+	if esc {
+		*scratch = jsonUnescape((*scratch)[:0], raw)
+		raw = *scratch
+	}
+	if len(raw) == 0 {
+		return ""
+	}
+	return unsafe.String(&raw[0], len(raw))
+}
+
+// smallResult is the gjson reading of a small value, copied out of the
+// body (a model name, a stream flag, Claude Code's metadata).
+func smallResult(raw []byte) gjson.Result {
+	switch string(raw) { // the stream flag: no copy needed
+	case "true":
+		return gjson.Result{Type: gjson.True, Raw: "true"}
+	case "false":
+		return gjson.Result{Type: gjson.False, Raw: "false"}
+	}
+	return gjson.Parse(string(raw))
+}
+
+// scanGenerationConfig walks a Gemini generationConfig object whose value
+// starts at m.i, locating maxOutputTokens and noting a repeat of it, in
+// either spelling. It is false when the object is not valid JSON.
+func scanGenerationConfig(m *jsonMembers, top *TopLevel) bool {
+	g := jsonOpenObject(m.data, m.i)
+	var scratch []byte
+	for {
+		raw, esc, more := g.next()
+		if !more {
+			break
 		}
-		return err == nil
-	})
-	return err
+		start := g.i
+		if _, ok := g.value(); !ok {
+			return false
+		}
+		if geminiCamel(memberName(raw, esc, &scratch)) != "maxOutputTokens" {
+			continue
+		}
+		if top.LimitsAt[LimitGeminiMaxOutput].Found() {
+			top.genDup = true
+			continue
+		}
+		top.LimitsAt[LimitGeminiMaxOutput] = Span{start, g.i}
+	}
+	m.i = g.i
+	return !g.bad
 }
 
 // duplicateKey is the 400 for a repeated member, in protocol p's words.
@@ -119,11 +276,4 @@ func duplicateKey(p Protocol, key string) *Error {
 	e := oaiBadRequest(key, "Duplicate key '%s' in the request body; send each field once.", key)
 	e.Code = "duplicate_key"
 	return e
-}
-
-// cloneResult copies the strings of r out of the request body.
-func cloneResult(r gjson.Result) gjson.Result {
-	r.Raw = strings.Clone(r.Raw)
-	r.Str = strings.Clone(r.Str)
-	return r
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // BenchmarkScanTopLevel is the cost every request pays before routing: one
-// scan over the top-level members of a ~100 KB Claude Code request. The
-// "first model" line is what it replaced, a gjson lookup of "model".
+// pass that validates a ~100 KB Claude Code request and finds its top-level
+// members. "valid bytes" is the gjson.ValidBytes pass it made redundant,
+// "first model" a gjson lookup of "model".
 func BenchmarkScanTopLevel(b *testing.B) {
 	body := anthBigRequest(b, 100<<10)
 	b.Run("scan", func(b *testing.B) {
@@ -19,6 +20,15 @@ func BenchmarkScanTopLevel(b *testing.B) {
 		for b.Loop() {
 			if top, err := translate.ScanTopLevel(translate.ProtocolAnthropic, body); err != nil || top.Model.Str == "" {
 				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("valid bytes", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if !gjson.ValidBytes(body) {
+				b.Fatal("invalid")
 			}
 		}
 	})

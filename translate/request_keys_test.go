@@ -1,0 +1,141 @@
+package translate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// scanTopLevelBodies are bodies ScanTopLevel must accept or refuse exactly
+// as gjson.ValidBytes does (it replaced a ValidBytes pass).
+var scanTopLevelBodies = []string{
+	``, ` `, `{`, `}`, `{}`, ` {} `, `{} x`, `{}{}`, `[]`, `"s"`, `1`, `null`, `tru`,
+	`{"model":"a"}`, `{"model":"a",}`, `{"model" "a"}`, `{"model":}`, `{model:"a"}`,
+	`{"a":[1,2,{"b":null}],"model":"m"}`, `{"a":[1,2,{"b":nul}],"model":"m"}`,
+	`{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u00e9"}`, "{\"a\":\"\x01\"}", `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":1e+5}`,
+	`{"a":{"b":{"c":[[[]]]}}}`, `{"a":{"b":{"c":[[[]]}}}`, `{"a":[}`, `{"a":{]}`,
+	`{"generationConfig":{"maxOutputTokens":1,}}`, `{"generationConfig":{"maxOutputTokens":1}}`,
+	`{"generationConfig":{"maxOutputTokens":1} `, `{"generationConfig":[1,2]}`,
+	`{"model":"a","model":"b"`, `{"model":"a","model":"b"}x`,
+}
+
+// TestScanTopLevelValidates checks that ScanTopLevel refuses exactly the
+// bodies gjson.ValidBytes refuses, with the handler's error.
+func TestScanTopLevelValidates(t *testing.T) {
+	for _, p := range []Protocol{ProtocolAnthropic, ProtocolOpenAIChat, ProtocolOpenAIResponses, ProtocolGemini} {
+		for _, body := range scanTopLevelBodies {
+			checkScanValidates(t, p, []byte(body))
+		}
+	}
+}
+
+func checkScanValidates(t *testing.T, p Protocol, body []byte) {
+	t.Helper()
+	_, e := ScanTopLevel(p, body)
+	notJSON := e != nil && e.Message == "louter: the request body is not valid JSON"
+	if notJSON == gjson.ValidBytes(body) {
+		t.Errorf("%s %q: error %v, gjson.ValidBytes %v", p, body, e, gjson.ValidBytes(body))
+	}
+	if notJSON && e.Status != 400 {
+		t.Errorf("%s %q: status %d", p, body, e.Status)
+	}
+}
+
+func FuzzScanTopLevel(f *testing.F) {
+	for _, b := range scanTopLevelBodies {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, p := range []Protocol{ProtocolAnthropic, ProtocolGemini} {
+			checkScanValidates(t, p, body)
+		}
+	})
+}
+
+// TestScanTopLevelSpans checks where the scan locates the members a
+// passthrough edits.
+func TestScanTopLevelSpans(t *testing.T) {
+	cases := []struct {
+		proto  Protocol
+		body   string
+		model  string // the raw model value at ModelAt, "" when absent
+		limits map[Limit]string
+	}{
+		{ProtocolAnthropic, `{"model":"claude","max_tokens":100,"messages":[{"max_tokens":5}]}`, `"claude"`, map[Limit]string{LimitMaxTokens: "100"}},
+		{ProtocolOpenAIChat, ` { "max_completion_tokens" : 7 , "max_tokens":1e3, "model" : "g\u0070t" } `, `"g\u0070t"`,
+			map[Limit]string{LimitMaxTokens: "1e3", LimitMaxCompletionTokens: "7"}},
+		{ProtocolOpenAIResponses, `{"max_output_tokens":null,"model":"m"}`, `"m"`, map[Limit]string{LimitMaxOutputTokens: "null"}},
+		{ProtocolGemini, `{"contents":[],"generation_config":{"temperature":1,"max_output_tokens":9}}`, "", map[Limit]string{LimitGeminiMaxOutput: "9"}},
+		{ProtocolGemini, `{"generationConfig":{"maxOutputTokens":9},"model":"x"}`, "", map[Limit]string{LimitGeminiMaxOutput: "9"}},
+		{ProtocolAnthropic, `{"messages":[]}`, "", nil},
+	}
+	for _, tc := range cases {
+		top, e := ScanTopLevel(tc.proto, []byte(tc.body))
+		if e != nil {
+			t.Fatalf("%s: %v", tc.body, e)
+		}
+		if got := spanText(tc.body, top.ModelAt); got != tc.model {
+			t.Errorf("%s: model at %q, want %q", tc.body, got, tc.model)
+		}
+		for l := range LimitCount {
+			if got := spanText(tc.body, top.LimitsAt[l]); got != tc.limits[l] {
+				t.Errorf("%s: %s at %q, want %q", tc.body, LimitNames[l], got, tc.limits[l])
+			}
+		}
+		if open := strings.IndexByte(tc.body, '{') + 1; top.Open != open {
+			t.Errorf("%s: Open %d, want %d", tc.body, top.Open, open)
+		}
+	}
+}
+
+func spanText(body string, s Span) string {
+	if !s.Found() {
+		return ""
+	}
+	return body[s.Start:s.End]
+}
+
+// TestScanTopLevelKeepsNoBody checks that what the scan returns does not
+// point into the body, which the handler may release while the results
+// live on.
+func TestScanTopLevelKeepsNoBody(t *testing.T) {
+	body := []byte(`{"model":"claude","stream":true,"metadata":{"user_id":"u"},"prompt_cache_key":"k"}`)
+	top, e := ScanTopLevel(ProtocolAnthropic, body)
+	if e != nil {
+		t.Fatal(e)
+	}
+	for i := range body {
+		body[i] = 'X'
+	}
+	if top.Model.Str != "claude" || !top.Stream.Bool() || top.Metadata.Get("user_id").Str != "u" || top.PromptCacheKey.Str != "k" {
+		t.Fatalf("top = %+v", top)
+	}
+}
+
+// TestScanTopLevelTurn checks where the scan locates the system prompt and
+// the conversation, in each protocol's names.
+func TestScanTopLevelTurn(t *testing.T) {
+	cases := []struct {
+		proto     Protocol
+		body      string
+		sys, msgs string
+	}{
+		{ProtocolAnthropic, `{"system":"s","messages":[1],"input":2}`, `"s"`, `[1]`},
+		{ProtocolOpenAIChat, `{"system":"s","messages":[1]}`, "", `[1]`},
+		{ProtocolOpenAIResponses, `{"instructions":"i","input":"x","messages":[]}`, `"i"`, `"x"`},
+		{ProtocolGemini, `{"contents":[3],"system_instruction":{"parts":[]}}`, `{"parts":[]}`, `[3]`},
+	}
+	for _, tc := range cases {
+		top, e := ScanTopLevel(tc.proto, []byte(tc.body))
+		if e != nil {
+			t.Fatal(e)
+		}
+		if got := spanText(tc.body, top.SystemAt); got != tc.sys {
+			t.Errorf("%s %s: system at %q, want %q", tc.proto, tc.body, got, tc.sys)
+		}
+		if got := spanText(tc.body, top.MessagesAt); got != tc.msgs {
+			t.Errorf("%s %s: messages at %q, want %q", tc.proto, tc.body, got, tc.msgs)
+		}
+	}
+}
