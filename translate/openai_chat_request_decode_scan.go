@@ -1,0 +1,294 @@
+package translate
+
+import (
+	"encoding/json"
+	"iter"
+	"strconv"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// This file holds the reading primitives of the OpenAI Chat request
+// decoder, on top of json_scan.go's scanner: values are located as spans
+// of the body and read from it in place.
+//
+// Strings without escapes are views of the body (unsafe.String), not
+// copies: a ~100 KB agent request is mostly message texts and tool
+// results, and copying each of them was the decoder's main cost. The IR
+// therefore shares the body's memory; callers must not change the body
+// while the IR is in use (none does: the body is read once and kept).
+//
+// Member lookups follow gjson's Get, which the decoder used before: the
+// first member of a name wins, names are compared unescaped, and a path of
+// two names ("function.name") takes the first match among all the members
+// of the outer name that are objects.
+
+// oaiView returns data[start:end] as a string sharing its memory.
+func oaiView(data []byte, start, end int) string {
+	if start >= end {
+		return ""
+	}
+	return unsafe.String(&data[start], end-start)
+}
+
+// view returns data[start:end] of the body as a string sharing its memory.
+func (d *oaiRequestDecoder) view(start, end int) string { return oaiView(d.data, start, end) }
+
+// str reads a string value: a view of the body when it holds no escapes,
+// else its unescaped contents in a new allocation. Other kinds read "", as
+// gjson's Result.Str does.
+func (d *oaiRequestDecoder) str(sp jsonSpan) string {
+	if sp.kind != jsonString || sp.start == sp.end {
+		return ""
+	}
+	if !sp.esc {
+		return d.view(sp.start, sp.end)
+	}
+	// Unescaping never lengthens a string.
+	b := jsonUnescape(make([]byte, 0, sp.end-sp.start), d.data[sp.start:sp.end])
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// isString reports whether sp is a non-empty string. A string's contents
+// are empty exactly when its unescaped value is.
+func (sp jsonSpan) isString() bool { return sp.kind == jsonString && sp.start < sp.end }
+
+// rawBounds returns the bounds of the value's JSON text: a string's with
+// its quotes.
+func (sp jsonSpan) rawBounds() (int, int) {
+	if sp.kind == jsonString {
+		return sp.start - 1, sp.end + 1
+	}
+	return sp.start, sp.end
+}
+
+// at returns the index the value starts at, to walk it again.
+func (sp jsonSpan) at() int {
+	s, _ := sp.rawBounds()
+	return s
+}
+
+// raw returns a value's JSON text as a view of the body, capped so that an
+// append to it cannot write into the body.
+func (d *oaiRequestDecoder) raw(sp jsonSpan) json.RawMessage {
+	s, e := sp.rawBounds()
+	return d.data[s:e:e]
+}
+
+// rawString returns a value's JSON text as a string view of the body.
+func (d *oaiRequestDecoder) rawString(sp jsonSpan) string {
+	s, e := sp.rawBounds()
+	return d.view(s, e)
+}
+
+// isTrue reports whether sp is the literal true.
+func (d *oaiRequestDecoder) isTrue(sp jsonSpan) bool {
+	return sp.kind == jsonBool && d.data[sp.start] == 't'
+}
+
+// result returns the value as the gjson.Result gjson would have given,
+// for the checks and error messages shared with the gjson decoders
+// (validate.go). An absent value is gjson's non-existent Result.
+func (d *oaiRequestDecoder) result(sp jsonSpan) gjson.Result {
+	if sp.kind == jsonAbsent {
+		return gjson.Result{}
+	}
+	r := gjson.Result{Raw: d.rawString(sp)}
+	switch sp.kind {
+	case jsonNull:
+		r.Type = gjson.Null
+	case jsonBool:
+		r.Type = gjson.False
+		if d.isTrue(sp) {
+			r.Type = gjson.True
+		}
+	case jsonNumber:
+		r.Type = gjson.Number
+		r.Num, _ = strconv.ParseFloat(r.Raw, 64) // as gjson: out of range gives ±Inf
+	case jsonString:
+		r.Type = gjson.String
+		r.Str = d.str(sp)
+	default:
+		r.Type = gjson.JSON
+	}
+	return r
+}
+
+// kindAt returns the kind of the value starting at data[i].
+func (d *oaiRequestDecoder) kindAt(i int) jsonKind {
+	if i >= len(d.data) {
+		return jsonAbsent
+	}
+	return jsonKindOf(d.data[i])
+}
+
+// value scans and validates the value at data[i], returning its span and
+// the index after it. A syntax error marks the body bad and gives no span,
+// so that nothing reads a broken value.
+func (d *oaiRequestDecoder) value(i int) (jsonSpan, int) {
+	sp, end, ok := jsonScanValue(d.data, i)
+	if !ok {
+		d.bad = true
+		return jsonSpan{}, end
+	}
+	return sp, end
+}
+
+// first scans the value at data[i] into *dst unless an earlier member of
+// the same name already set it, and returns the index after the value.
+func (d *oaiRequestDecoder) first(dst *jsonSpan, i int) int {
+	sp, end := d.value(i)
+	if dst.kind == jsonAbsent {
+		*dst = sp
+	}
+	return end
+}
+
+// name returns a member name, unescaped when it holds escapes.
+func (d *oaiRequestDecoder) name(raw []byte, esc bool) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	if !esc {
+		return unsafe.String(&raw[0], len(raw))
+	}
+	b := jsonUnescape(make([]byte, 0, len(raw)), raw)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// members returns a reader of the object opening at data[i].
+func (d *oaiRequestDecoder) members(i int) jsonMembers { return jsonOpenObject(d.data, i) }
+
+// nextMember reads the next member name of m, marking the body bad on a
+// syntax error. ok is false at the end of the object and once the body is
+// bad.
+func (d *oaiRequestDecoder) nextMember(m *jsonMembers) (string, bool) {
+	if d.bad {
+		return "", false
+	}
+	raw, esc, ok := m.next()
+	if !ok {
+		if m.bad {
+			d.bad = true
+		}
+		return "", false
+	}
+	return d.name(raw, esc), true
+}
+
+// nextElement moves a to its next element, marking the body bad on a
+// syntax error.
+func (d *oaiRequestDecoder) nextElement(a *jsonElements) bool {
+	if d.bad {
+		return false
+	}
+	if a.next() {
+		return true
+	}
+	if a.bad {
+		d.bad = true
+	}
+	return false
+}
+
+// pickAt walks the value at data[i] and returns the index after it. When
+// it is an object, out[k] receives the span of its first member named
+// names[k]; the other members are validated and skipped.
+func (d *oaiRequestDecoder) pickAt(i int, out []jsonSpan, names ...string) int {
+	if d.kindAt(i) != jsonObject {
+		_, end := d.value(i)
+		return end
+	}
+	m := d.members(i)
+	for {
+		key, ok := d.nextMember(&m)
+		if !ok {
+			break
+		}
+		k := 0
+		for k < len(names) && names[k] != key {
+			k++
+		}
+		if k < len(names) {
+			m.i = d.first(&out[k], m.i)
+		} else {
+			_, m.i = d.value(m.i)
+		}
+	}
+	return m.i
+}
+
+// pick is pickAt on a value already scanned.
+func (d *oaiRequestDecoder) pick(sp jsonSpan, out []jsonSpan, names ...string) {
+	if sp.kind == jsonObject {
+		d.pickAt(sp.start, out, names...)
+	}
+}
+
+// get returns the first member named name of an object already scanned
+// (gjson's Get with a one-name path).
+func (d *oaiRequestDecoder) get(sp jsonSpan, name string) jsonSpan {
+	var out [1]jsonSpan
+	d.pick(sp, out[:], name)
+	return out[0]
+}
+
+// getPath returns what gjson's Get gives for the path outer.inner on an
+// object already scanned: the first member named inner of the first
+// member named outer that is an object and has one.
+func (d *oaiRequestDecoder) getPath(sp jsonSpan, outer, inner string) jsonSpan {
+	if sp.kind != jsonObject {
+		return jsonSpan{}
+	}
+	m := d.members(sp.start)
+	for {
+		key, ok := d.nextMember(&m)
+		if !ok {
+			return jsonSpan{}
+		}
+		if key == outer && d.kindAt(m.i) == jsonObject {
+			var out [1]jsonSpan
+			m.i = d.pickAt(m.i, out[:], inner)
+			if out[0].kind != jsonAbsent {
+				return out[0]
+			}
+			continue
+		}
+		_, m.i = d.value(m.i)
+	}
+}
+
+// each yields what gjson's ForEach would: the elements of an array, the
+// member values of an object, and any other value itself. The value must
+// have been scanned.
+func (d *oaiRequestDecoder) each(sp jsonSpan) iter.Seq[jsonSpan] {
+	return func(yield func(jsonSpan) bool) {
+		switch sp.kind {
+		case jsonAbsent:
+		case jsonArray:
+			a := jsonOpenArray(d.data, sp.start)
+			for d.nextElement(&a) {
+				var v jsonSpan
+				v, a.i = d.value(a.i)
+				if !yield(v) {
+					return
+				}
+			}
+		case jsonObject:
+			m := d.members(sp.start)
+			for {
+				if _, ok := d.nextMember(&m); !ok {
+					return
+				}
+				var v jsonSpan
+				v, m.i = d.value(m.i)
+				if !yield(v) {
+					return
+				}
+			}
+		default:
+			yield(sp)
+		}
+	}
+}
