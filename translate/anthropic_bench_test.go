@@ -3,6 +3,8 @@ package translate_test
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -46,6 +48,54 @@ func BenchmarkAnthropicDecodeRequest(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := c.DecodeRequest(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// claudeCodeBench reads testdata/bench/claude_code_100k.json, the
+// Claude-Code-sized request of issue 17.
+func claudeCodeBench(b *testing.B) []byte {
+	b.Helper()
+	body, err := os.ReadFile(filepath.Join("..", "testdata", "bench", "claude_code_100k.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// BenchmarkAnthropicDecodeRequestClaudeCode decodes the captured ~100 KB
+// Claude Code request.
+func BenchmarkAnthropicDecodeRequestClaudeCode(b *testing.B) {
+	body := claudeCodeBench(b)
+	c, _ := translate.Lookup(translate.ProtocolAnthropic)
+	if _, err := c.DecodeRequest(body); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.DecodeRequest(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAnthropicToOpenAIChatRequestClaudeCode is the request path of
+// an Anthropic client with an OpenAI Chat backend: decode the captured
+// ~100 KB Claude Code request, encode it for the backend.
+func BenchmarkAnthropicToOpenAIChatRequestClaudeCode(b *testing.B) {
+	body := claudeCodeBench(b)
+	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
+	oai, _ := translate.Lookup(translate.ProtocolOpenAIChat)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := anth.DecodeRequest(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := oai.EncodeRequest(req); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -59,6 +59,11 @@ type Part struct {
 	// CacheControl is the raw Anthropic cache_control object, if any. Only
 	// protocols that can express it re-emit it.
 	CacheControl json.RawMessage
+	// textForm is the escaped form Text was decoded from, which encoders
+	// splice into their output rather than escape Text again (see
+	// jsonForm); zero when there is none. Copying a Part copies it, which is
+	// safe: it is used only while Text still holds the text it belongs to.
+	textForm jsonForm
 }
 
 // Media is an image or a document, either inline (Data, base64) or by
@@ -112,6 +117,9 @@ type Tool struct {
 	// argument, "input" (Schema says so); the Responses codec turns calls
 	// of it back into custom_tool_call items carrying that string.
 	Custom bool
+	// descForm is the escaped form Description was decoded from, as
+	// Part.textForm is Text's.
+	descForm jsonForm
 }
 
 // ToolChoiceMode is how the model may use tools.

@@ -28,6 +28,14 @@ func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst
 // also safe to embed in JavaScript. Runs of plain bytes are copied at once.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	dst = appendJSONStringContents(dst, s)
+	return append(dst, '"')
+}
+
+// appendJSONStringContents appends s escaped as appendJSONString does, but
+// without the quotes: the contents of a JSON string literal, for texts
+// joined into one literal.
+func appendJSONStringContents(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -72,8 +80,7 @@ func appendJSONString(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // appendJSONKey appends a member name and its colon: "key":
