@@ -15,7 +15,9 @@ type oaiPartScan struct {
 
 // textPart makes a text part of a string value.
 func (d *oaiRequestDecoder) textPart(sp jsonSpan) Part {
-	return Part{Type: PartText, Text: d.str(sp)}
+	p := Part{Type: PartText}
+	p.Text, p.textForm = d.text(sp)
+	return p
 }
 
 // content decodes message idx's content, the value at data[i]: a string,

@@ -194,7 +194,7 @@ func (d *oaiRequestDecoder) commit(idx int, ms *oaiMessageScan) {
 func (d *oaiRequestDecoder) assistant(idx int, ms *oaiMessageScan) Message {
 	msg := Message{Role: RoleAssistant}
 	var thinking Part
-	if thinking.Text = d.reasoningText(ms); thinking.Text != "" {
+	if thinking.Text, thinking.textForm = d.reasoningText(ms); thinking.Text != "" {
 		// Reasoning comes first, as it did when the model produced it. It
 		// has no signature: OpenAI-compatible servers have none.
 		thinking.Type = PartThinking
@@ -257,17 +257,18 @@ func (d *oaiRequestDecoder) assistant(idx int, ms *oaiMessageScan) Message {
 }
 
 // reasoningText reads the reasoning an OpenAI-compatible server put on a
-// message (see oaiReasoningText): the first non-empty of
-// reasoning_content, reasoning and the texts of reasoning_details.
-func (d *oaiRequestDecoder) reasoningText(ms *oaiMessageScan) string {
+// message (see oaiReasoningText), with its escaped form when it is one
+// string: the first non-empty of reasoning_content, reasoning and the texts
+// of reasoning_details.
+func (d *oaiRequestDecoder) reasoningText(ms *oaiMessageScan) (string, jsonForm) {
 	if ms.reasoningContent.isString() {
-		return d.str(ms.reasoningContent)
+		return d.text(ms.reasoningContent)
 	}
 	if ms.reasoning.isString() {
-		return d.str(ms.reasoning)
+		return d.text(ms.reasoning)
 	}
 	if ms.reasoningDetails.kind != jsonArray {
-		return ""
+		return "", jsonForm{}
 	}
 	var text string
 	for detail := range d.each(ms.reasoningDetails) {
@@ -275,7 +276,7 @@ func (d *oaiRequestDecoder) reasoningText(ms *oaiMessageScan) string {
 			text += d.str(t)
 		}
 	}
-	return text
+	return text, jsonForm{}
 }
 
 // toolCalls decodes an assistant message's tool_calls, the value at

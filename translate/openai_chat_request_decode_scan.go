@@ -50,6 +50,16 @@ func (d *oaiRequestDecoder) str(sp jsonSpan) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+// text reads a string value with its escaped form, for the IR fields an
+// encoder can splice (Part.Text, Tool.Description; see jsonForm).
+func (d *oaiRequestDecoder) text(sp jsonSpan) (string, jsonForm) {
+	s := d.str(sp)
+	if s == "" {
+		return "", jsonForm{}
+	}
+	return s, newJSONForm(s, d.data[sp.start:sp.end])
+}
+
 // isString reports whether sp is a non-empty string. A string's contents
 // are empty exactly when its unescaped value is.
 func (sp jsonSpan) isString() bool { return sp.kind == jsonString && sp.start < sp.end }

@@ -106,7 +106,8 @@ func (d *oaiRequestDecoder) functionTool(f *oaiFunctionScan, pathFormat string, 
 		d.fail(oaiAtFields, oaiBadRequest(path+".name", "%s.name: a function name is required", path))
 		return
 	}
-	tool := Tool{Name: d.str(name), Description: d.str(desc)}
+	tool := Tool{Name: d.str(name)}
+	tool.Description, tool.descForm = d.text(desc)
 	if params.kind != jsonAbsent && params.kind != jsonNull {
 		tool.Schema = d.raw(params)
 	}
