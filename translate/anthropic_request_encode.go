@@ -76,7 +76,7 @@ func (e *anthRequestEncoder) encode() []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.appendText(b, p.Text, p.CacheControl)
+			b = e.appendText(b, p)
 		}
 		b = append(b, ']')
 	}
@@ -121,11 +121,13 @@ func (e *anthRequestEncoder) encode() []byte {
 }
 
 // sizeHint estimates the body size so that large conversations are built
-// without repeated growth.
+// without repeated growth: a regrowth near the end copies the whole body
+// again and leaves a buffer twice its size. Texts count as the escaped form
+// that will be copied, when there is one.
 func (e *anthRequestEncoder) sizeHint() int {
 	n := 1024
 	add := func(p *Part) {
-		n += len(p.Text) + len(p.Signature) + 64
+		n += jsonTextSize(p.Text, p.textForm) + len(p.Signature) + 64
 		if p.Media != nil {
 			n += len(p.Media.Data) + len(p.Media.URL)
 		}
@@ -134,7 +136,8 @@ func (e *anthRequestEncoder) sizeHint() int {
 		}
 		if p.ToolResult != nil {
 			for i := range p.ToolResult.Content {
-				n += len(p.ToolResult.Content[i].Text) + 32
+				c := &p.ToolResult.Content[i]
+				n += jsonTextSize(c.Text, c.textForm) + 32
 			}
 		}
 	}
@@ -147,9 +150,20 @@ func (e *anthRequestEncoder) sizeHint() int {
 		}
 	}
 	for i := range e.req.Tools {
-		n += len(e.req.Tools[i].Schema) + len(e.req.Tools[i].Description) + 64
+		t := &e.req.Tools[i]
+		n += len(t.Schema) + jsonTextSize(t.Description, t.descForm) + len(t.CacheControl) + 64
 	}
 	return n
+}
+
+// jsonTextSize estimates the size of s written as JSON string contents:
+// its form's when the form will be copied, else the text's with room for
+// escapes (code and tool output are full of newlines, tabs and quotes).
+func jsonTextSize(s string, f jsonForm) int {
+	if f.use(s) {
+		return len(f.esc)
+	}
+	return len(s) + len(s)/8
 }
 
 // collect sorts the conversation into the system prompt and alternating

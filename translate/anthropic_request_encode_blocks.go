@@ -11,10 +11,11 @@ import (
 // texts, tool calls and results, thinking, images and documents. Texts go
 // out through appendJSONText, which copies the escaped form a decoder kept
 // rather than escaping the text again.
-func (e *anthRequestEncoder) appendText(b []byte, text string, cc []byte) []byte {
+// appendText appends a text block.
+func (e *anthRequestEncoder) appendText(b []byte, p *Part) []byte {
 	b = append(b, `{"type":"text","text":`...)
-	b = appendJSONString(b, text)
-	return anthAppendCacheControl(b, cc)
+	b = appendJSONText(b, p.Text, p.textForm)
+	return anthAppendCacheControl(b, p.CacheControl)
 }
 
 // anthAppendCacheControl appends ,"cache_control":… and the closing brace
@@ -62,7 +63,7 @@ func (e *anthRequestEncoder) appendTurn(b []byte, t *anthTurn) []byte {
 func (e *anthRequestEncoder) appendPart(b []byte, p *Part) []byte {
 	switch p.Type {
 	case PartText:
-		return e.appendText(b, p.Text, p.CacheControl)
+		return e.appendText(b, p)
 	case PartImage, PartDocument:
 		return e.appendMedia(b, p)
 	case PartToolCall:
@@ -82,7 +83,7 @@ func (e *anthRequestEncoder) appendPart(b []byte, p *Part) []byte {
 		return e.appendToolResult(b, p)
 	case PartThinking:
 		b = append(b, `{"type":"thinking","thinking":`...)
-		b = appendJSONString(b, p.Text)
+		b = appendJSONText(b, p.Text, p.textForm)
 		b = append(b, `,"signature":`...)
 		b = appendJSONString(b, p.Signature)
 		return append(b, '}')

@@ -37,7 +37,7 @@ func (e *anthRequestEncoder) appendTools(b []byte) []byte {
 		b = appendJSONString(b, t.Name)
 		if t.Description != "" {
 			b = append(b, `,"description":`...)
-			b = appendJSONString(b, t.Description)
+			b = appendJSONText(b, t.Description, t.descForm)
 		}
 		b = append(b, `,"input_schema":`...)
 		if len(bytes.TrimSpace(t.Schema)) == 0 || bytes.Equal(t.Schema, []byte("null")) {

@@ -9,7 +9,7 @@ import (
 // oaiClaudeCodeBody is the OpenAI Chat form of the ~100 KB Claude Code
 // request (testdata/bench/claude_code_100k.json), made with the codecs
 // rather than kept as a second fixture.
-func oaiClaudeCodeBody(b *testing.B) []byte {
+func oaiClaudeCodeBody(b testing.TB) []byte {
 	b.Helper()
 	anth, err := os.ReadFile(filepath.Join("..", "testdata", "bench", "claude_code_100k.json"))
 	if err != nil {
