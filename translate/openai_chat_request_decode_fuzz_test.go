@@ -2,11 +2,14 @@ package translate
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // oaiSameAsReference fails t unless the single-pass decoder and the gjson
@@ -33,6 +36,57 @@ func oaiSameAsReference(t *testing.T, body []byte) {
 	if !bytes.Equal(body, keep) {
 		t.Fatal("the decoder changed the body")
 	}
+	oaiSplicedSameAsEscaped(t, got)
+}
+
+// oaiSplicedSameAsEscaped fails t unless the Anthropic and Gemini encoders
+// write, from req, valid JSON that means what they write once the escaped
+// forms the decoder kept are gone (every text escaped again).
+func oaiSplicedSameAsEscaped(t *testing.T, req *Request) {
+	t.Helper()
+	bare := *req
+	bare.System = oaiFormless(req.System)
+	bare.Messages = make([]Message, len(req.Messages))
+	for i, m := range req.Messages {
+		bare.Messages[i] = Message{Role: m.Role, Parts: oaiFormless(m.Parts)}
+	}
+	bare.Tools = make([]Tool, len(req.Tools))
+	for i, tool := range req.Tools {
+		tool.descForm = jsonForm{}
+		bare.Tools[i] = tool
+	}
+	for _, enc := range []Codec{anthropicCodec{}, geminiCodec{}} {
+		spliced, err := enc.EncodeRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		escaped, err := enc.EncodeRequest(&bare)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !gjson.ValidBytes(spliced) {
+			t.Fatalf("%s: invalid JSON written: %s", enc.Protocol(), spliced)
+		}
+		var a, b any
+		if json.Unmarshal(spliced, &a) != nil || json.Unmarshal(escaped, &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: spliced\n%s\nescaped\n%s", enc.Protocol(), spliced, escaped)
+		}
+	}
+}
+
+// oaiFormless copies parts without their escaped forms.
+func oaiFormless(parts []Part) []Part {
+	out := make([]Part, len(parts))
+	for i, p := range parts {
+		p.textForm = jsonForm{}
+		if p.ToolResult != nil {
+			tr := *p.ToolResult
+			tr.Content = oaiFormless(tr.Content)
+			p.ToolResult = &tr
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // oaiDecodeSeeds are requests that exercise the decoder's orders and
