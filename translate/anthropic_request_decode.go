@@ -1,44 +1,54 @@
 package translate
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/tidwall/gjson"
 )
+
+// The Anthropic request decoder reads the body in one pass with the
+// scanner of json_scan.go: every byte is looked at once, validated on the
+// way, and the IR's strings are views of the body (or, when the client
+// escaped something, unescaped once). A Claude Code request is ~100 KB of
+// which nearly all is message text, tool results and tool schemas, so this
+// is where a translated request spent its time when it was parsed with
+// gjson (which re-scans each nested object and copies every string).
+//
+// The small settings (tool_choice, thinking, metadata, numbers, ...) are
+// still read with gjson, on views of their few bytes, so that they behave
+// exactly as before. Files: this one (entry point, top-level members,
+// settings), anthropic_request_decode_values.go (strings and raw values),
+// anthropic_request_decode_blocks.go (messages and content blocks),
+// anthropic_request_decode_tools.go (tools).
 
 // DecodeRequest implements Codec. It accepts what Claude Code and the
 // Anthropic SDKs send, including beta fields such as role:"system" messages,
 // adaptive thinking and output_config. What the IR cannot carry is recorded
 // with req.Drop; a request Anthropic itself would reject for its shape is a
 // 400.
+//
+// DecodeRequest validates the body (a body that is not valid JSON is a
+// 400), so it need not be validated before. The returned Request shares
+// memory with body: body must not be modified while the Request is used.
 func (anthropicCodec) DecodeRequest(body []byte) (*Request, error) {
-	if !gjson.ValidBytes(body) {
+	d := anthRequestDecoder{body: body, req: &Request{}}
+	err := d.decode()
+	if err == nil {
+		return d.req, nil
+	}
+	// A field error found before the end of the body counts only if the
+	// rest is valid JSON too: a body that is not JSON is reported as such,
+	// whatever it holds.
+	if err == errAnthSyntax || !gjson.ValidBytes(body) {
 		return nil, BadRequest("request body is not valid JSON")
 	}
-	root := gjson.ParseBytes(body)
-	if !root.IsObject() {
-		return nil, BadRequest("request body must be a JSON object")
-	}
-	d := anthRequestDecoder{req: &Request{}}
-	var err *Error
-	root.ForEach(func(key, value gjson.Result) bool {
-		err = d.field(key.Str, value)
-		return err == nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if d.req.Model == "" {
-		return nil, anthBadParam("model", "model: field required")
-	}
-	if !d.sawMessages {
-		return nil, anthBadParam("messages", "messages: field required")
-	}
-	return d.req, nil
+	return nil, err
 }
+
+// errAnthSyntax is returned inside the decoder when the body is not valid
+// JSON; DecodeRequest turns it into a fresh error.
+var errAnthSyntax = BadRequest("request body is not valid JSON")
 
 // anthBadParam is a 400 naming the offending field.
 func anthBadParam(param, message string) *Error {
@@ -102,18 +112,93 @@ func (p *anthPath) bad(reason string) *Error {
 
 // anthRequestDecoder holds the state of one DecodeRequest call.
 type anthRequestDecoder struct {
+	body        []byte
 	req         *Request
 	sawMessages bool
-	depth       int // nesting of block arrays being decoded
+	depth       int    // nesting of block arrays being decoded
+	arena       []byte // backs the unescaped strings (see unescape)
 }
 
 // anthMaxBlockDepth bounds the nesting of block arrays: a message's content,
 // a tool result's content, a content document inside it.
 const anthMaxBlockDepth = 3
 
-// field decodes one top-level member. JSON null means "not given" for every
-// field, as in the SDKs.
-func (d *anthRequestDecoder) field(key string, v gjson.Result) *Error {
+// decode walks the top-level object.
+func (d *anthRequestDecoder) decode() *Error {
+	data := d.body
+	i := jsonSkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return BadRequest("request body must be a JSON object")
+	}
+	m := jsonOpenObject(data, i)
+	for {
+		name, esc, ok := m.next()
+		if !ok {
+			break
+		}
+		if err := d.member(&m, d.key(name, esc)); err != nil {
+			return err
+		}
+	}
+	if m.bad || !jsonScanTail(data, m.i) {
+		return errAnthSyntax
+	}
+	if d.req.Model == "" {
+		return anthBadParam("model", "model: field required")
+	}
+	if !d.sawMessages {
+		return anthBadParam("messages", "messages: field required")
+	}
+	return nil
+}
+
+// member decodes the top-level member key, whose value starts at m.i, and
+// moves m past it. The messages, the system prompt and the tools are walked
+// where they lie; every other value is small and read with gjson.
+func (d *anthRequestDecoder) member(m *jsonMembers, key string) *Error {
+	switch kind := m.peek(); {
+	case key == "messages" && kind == jsonArray:
+		d.sawMessages = true
+		a := jsonOpenArray(d.body, m.i)
+		if !a.next() {
+			if a.bad {
+				return errAnthSyntax
+			}
+			return anthBadParam("messages", "messages: at least one message is required")
+		}
+		end, err := d.messages(&a)
+		m.i = end
+		return err
+	case key == "system" && kind == jsonArray:
+		parts, end, err := d.blocks(anthPath{}.key("system"), m.i, anthInMessage)
+		if err != nil {
+			return err
+		}
+		m.i = end
+		d.req.System = d.textOnly(parts, "system")
+		return nil
+	case key == "tools" && kind == jsonArray:
+		end, err := d.tools(m.i)
+		m.i = end
+		return err
+	}
+	sp, ok := m.value()
+	if !ok {
+		return errAnthSyntax
+	}
+	if key == "system" && sp.kind == jsonString {
+		if s, form := d.text(sp); s != "" {
+			d.req.System = append(d.req.System, Part{Type: PartText, Text: s, textForm: form})
+		}
+		return nil
+	}
+	return d.setting(key, d.result(sp))
+}
+
+// setting decodes a top-level member other than the messages, an array
+// system prompt and the tools. JSON null means "not given" for every field,
+// as in the SDKs.
+func (d *anthRequestDecoder) setting(key string, v gjson.Result) *Error {
 	req := d.req
 	if v.Type == gjson.Null {
 		if key == "model" || key == "messages" {
@@ -128,16 +213,11 @@ func (d *anthRequestDecoder) field(key string, v gjson.Result) *Error {
 		}
 		req.Model = v.Str
 	case "messages":
-		if !v.IsArray() {
-			return anthInvalidType("messages", wantArray)
-		}
-		d.sawMessages = true
-		if !v.Get("0").Exists() {
-			return anthBadParam("messages", "messages: at least one message is required")
-		}
-		return d.messages(v)
+		return anthInvalidType("messages", wantArray)
 	case "system":
-		return d.system(v)
+		return anthInvalidType("system", wantStringOrArray)
+	case "tools":
+		return anthInvalidType("tools", wantArray)
 	case "max_tokens":
 		n, err := anthNum(key, ruleMaxTokens, v)
 		if err != nil {
@@ -196,8 +276,6 @@ func (d *anthRequestDecoder) field(key string, v gjson.Result) *Error {
 			}
 			return true
 		})
-	case "tools":
-		return d.tools(v)
 	case "tool_choice", "thinking", "output_config":
 		// Objects by the API's schema; what is inside is read leniently.
 		if !v.IsObject() {
@@ -224,426 +302,6 @@ func (d *anthRequestDecoder) field(key string, v gjson.Result) *Error {
 	default:
 		req.Drop(key, "unknown field")
 	}
-	return nil
-}
-
-// system decodes the top-level system prompt: a string or text blocks.
-func (d *anthRequestDecoder) system(v gjson.Result) *Error {
-	switch {
-	case v.Type == gjson.String:
-		if v.Str != "" {
-			d.req.System = append(d.req.System, Part{Type: PartText, Text: v.Str})
-		}
-	case v.IsArray():
-		parts, err := d.blocks(anthPath{}.key("system"), v, anthInMessage)
-		if err != nil {
-			return err
-		}
-		d.req.System = d.textOnly(parts, "system")
-	default:
-		return anthInvalidType("system", wantStringOrArray)
-	}
-	return nil
-}
-
-// textOnly keeps the text parts of a system prompt.
-func (d *anthRequestDecoder) textOnly(parts []Part, field string) []Part {
-	out := parts[:0]
-	for _, p := range parts {
-		if p.Type == PartText {
-			out = append(out, p)
-		} else {
-			d.req.Drop(field, string(p.Type)+" content in a system prompt is not translated")
-		}
-	}
-	return out
-}
-
-func (d *anthRequestDecoder) messages(v gjson.Result) *Error {
-	var err *Error
-	i := 0
-	v.ForEach(func(_, m gjson.Result) bool {
-		err = d.message(i, m)
-		i++
-		return err == nil
-	})
-	return err
-}
-
-func (d *anthRequestDecoder) message(i int, m gjson.Result) *Error {
-	path := anthPath{}.key("messages").index(i)
-	if !m.IsObject() {
-		return path.bad("must be an object")
-	}
-	var role, content gjson.Result
-	m.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "role":
-			role = v
-		case "content":
-			content = v
-		}
-		return true
-	})
-	msg := Message{}
-	switch role.Str {
-	case "user":
-		msg.Role = RoleUser
-	case "assistant":
-		msg.Role = RoleAssistant
-	case "system":
-		// A beta mid-conversation system message (Claude Code sends it,
-		// sometimes last).
-		msg.Role = RoleSystem
-	default:
-		role := path.key("role")
-		return role.bad(fmt.Sprintf("unknown role %q", role.String()))
-	}
-	switch {
-	case content.Type == gjson.String:
-		msg.Parts = []Part{{Type: PartText, Text: content.Str}}
-	case content.IsArray():
-		parts, err := d.blocks(path.key("content"), content, anthInMessage)
-		if err != nil {
-			return err
-		}
-		msg.Parts = parts
-	default:
-		cpath := path.key("content")
-		return cpath.bad("must be a string or an array of content blocks")
-	}
-	if msg.Role == RoleSystem {
-		msg.Parts = d.textOnly(msg.Parts, "messages.content")
-	}
-	d.req.Messages = append(d.req.Messages, msg)
-	return nil
-}
-
-// anthBlockContext says where a content block array sits: blocks allowed in
-// a message differ from those allowed inside a tool_result.
-type anthBlockContext uint8
-
-const (
-	anthInMessage anthBlockContext = iota
-	anthInToolResult
-)
-
-// anthBlockFields collects a content block's members in one pass over the
-// object: text blocks can be tens of kilobytes, and a gjson Get per field
-// would rescan them each time.
-type anthBlockFields struct {
-	typ, text, source, cacheControl, citations   gjson.Result
-	id, name, input, toolUseID, content, isError gjson.Result
-	thinking, signature, data, title, context    gjson.Result
-}
-
-func anthCollectBlock(b gjson.Result) anthBlockFields {
-	var f anthBlockFields
-	b.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			f.typ = v
-		case "text":
-			f.text = v
-		case "source":
-			f.source = v
-		case "cache_control":
-			f.cacheControl = v
-		case "citations":
-			f.citations = v
-		case "id":
-			f.id = v
-		case "name":
-			f.name = v
-		case "input":
-			f.input = v
-		case "tool_use_id":
-			f.toolUseID = v
-		case "content":
-			f.content = v
-		case "is_error":
-			f.isError = v
-		case "thinking":
-			f.thinking = v
-		case "signature":
-			f.signature = v
-		case "data":
-			f.data = v
-		case "title":
-			f.title = v
-		case "context":
-			f.context = v
-		}
-		return true
-	})
-	return f
-}
-
-// anthRaw copies a raw JSON value, nil when absent or null.
-func anthRaw(v gjson.Result) json.RawMessage {
-	if !v.Exists() || v.Type == gjson.Null {
-		return nil
-	}
-	return json.RawMessage(v.Raw)
-}
-
-// blocks decodes an array of content blocks.
-func (d *anthRequestDecoder) blocks(path anthPath, arr gjson.Result, where anthBlockContext) ([]Part, *Error) {
-	// Tool results and content documents nest block arrays; a hostile
-	// body nesting them a million deep must not exhaust the stack.
-	if d.depth >= anthMaxBlockDepth {
-		return nil, path.bad("content blocks nested too deeply")
-	}
-	d.depth++
-	defer func() { d.depth-- }()
-	var parts []Part
-	var err *Error
-	i := 0
-	arr.ForEach(func(_, b gjson.Result) bool {
-		bpath := path.index(i)
-		i++
-		if !b.IsObject() {
-			err = bpath.bad("content block must be an object")
-			return false
-		}
-		parts, err = d.block(parts, &bpath, anthCollectBlock(b), where)
-		return err == nil
-	})
-	return parts, err
-}
-
-// block appends the parts one content block decodes to.
-func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f anthBlockFields, where anthBlockContext) ([]Part, *Error) {
-	req := d.req
-	typ := f.typ.String()
-	if where == anthInToolResult {
-		switch typ {
-		case "text", "image", "document":
-		default:
-			req.Drop("messages.content.tool_result.content", "block type "+typ+" is not translated")
-			return parts, nil
-		}
-	}
-	switch typ {
-	case "text":
-		if f.citations.IsArray() && f.citations.Get("#").Int() > 0 {
-			req.Drop("messages.content.citations", "citations are not translated")
-		}
-		return append(parts, Part{Type: PartText, Text: f.text.String(), CacheControl: anthRaw(f.cacheControl)}), nil
-
-	case "image":
-		m := d.media("image", f.source)
-		if m == nil {
-			return parts, nil
-		}
-		return append(parts, Part{Type: PartImage, Media: m, CacheControl: anthRaw(f.cacheControl)}), nil
-
-	case "document":
-		return d.document(parts, path, f)
-
-	case "tool_use":
-		if f.id.Type != gjson.String || f.id.Str == "" {
-			p := path.key("id")
-			return parts, p.bad("tool_use requires an id")
-		}
-		if f.name.Type != gjson.String || f.name.Str == "" {
-			p := path.key("name")
-			return parts, p.bad("tool_use requires a name")
-		}
-		args := "{}"
-		if f.input.Exists() && f.input.Type != gjson.Null {
-			// The raw text, untouched: Arguments is JSON text.
-			args = f.input.Raw
-		}
-		return append(parts, Part{
-			Type:         PartToolCall,
-			ToolCall:     &ToolCall{ID: f.id.Str, Name: f.name.Str, Arguments: args},
-			CacheControl: anthRaw(f.cacheControl),
-		}), nil
-
-	case "tool_result":
-		if f.toolUseID.Type != gjson.String || f.toolUseID.Str == "" {
-			p := path.key("tool_use_id")
-			return parts, p.bad("tool_result requires a tool_use_id")
-		}
-		tr := &ToolResult{CallID: f.toolUseID.Str, IsError: f.isError.Type == gjson.True}
-		switch {
-		case f.content.Type == gjson.String:
-			if f.content.Str != "" {
-				tr.Content = []Part{{Type: PartText, Text: f.content.Str}}
-			}
-		case f.content.IsArray():
-			content, err := d.blocks(path.key("content"), f.content, anthInToolResult)
-			if err != nil {
-				return parts, err
-			}
-			tr.Content = content
-		}
-		return append(parts, Part{Type: PartToolResult, ToolResult: tr, CacheControl: anthRaw(f.cacheControl)}), nil
-
-	case "thinking":
-		return append(parts, Part{Type: PartThinking, Text: f.thinking.String(), Signature: f.signature.String()}), nil
-
-	case "redacted_thinking":
-		return append(parts, Part{Type: PartRedactedThinking, Signature: f.data.String()}), nil
-	}
-	// server_tool_use, web_search_tool_result, container_upload, ... and
-	// block types newer than this codec.
-	if typ == "" {
-		typ = "(none)"
-	}
-	req.Drop("messages.content", "block type "+typ+" is not translated")
-	return parts, nil
-}
-
-// document decodes a document block: a PDF (base64 or URL), a plain text
-// document, or a "content" document whose blocks are flattened into text
-// and image parts.
-func (d *anthRequestDecoder) document(parts []Part, path *anthPath, f anthBlockFields) ([]Part, *Error) {
-	req := d.req
-	if f.context.Exists() && f.context.Type != gjson.Null {
-		req.Drop("messages.content.document.context", "not translated")
-	}
-	if f.citations.IsObject() && f.citations.Get("enabled").Bool() {
-		req.Drop("messages.content.document.citations", "citations are not translated")
-	}
-	if f.source.Get("type").Str == "content" {
-		content := f.source.Get("content")
-		req.Drop("messages.content.document.source", "a content document is flattened into its text and image blocks")
-		if content.Type == gjson.String {
-			return append(parts, Part{Type: PartText, Text: content.Str}), nil
-		}
-		inner, err := d.blocks(path.key("source").key("content"), content, anthInToolResult)
-		if err != nil {
-			return parts, err
-		}
-		return append(parts, inner...), nil
-	}
-	m := d.media("document", f.source)
-	if m == nil {
-		return parts, nil
-	}
-	m.Title = f.title.String()
-	return append(parts, Part{Type: PartDocument, Media: m, CacheControl: anthRaw(f.cacheControl)}), nil
-}
-
-// media decodes an image or document source. It returns nil, with a Drop
-// note, for sources the IR cannot carry.
-func (d *anthRequestDecoder) media(kind string, src gjson.Result) *Media {
-	var typ, mediaType, data, url, fileID gjson.Result
-	src.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			typ = v
-		case "media_type":
-			mediaType = v
-		case "data":
-			data = v
-		case "url":
-			url = v
-		case "file_id":
-			fileID = v
-		}
-		return true
-	})
-	switch typ.Str {
-	case "base64":
-		return &Media{MediaType: mediaType.String(), Data: data.String()}
-	case "url":
-		m := &Media{URL: url.String()}
-		if kind == "document" {
-			m.MediaType = "application/pdf" // URL documents are PDFs
-		}
-		return m
-	case "file":
-		return &Media{FileID: fileID.String()}
-	case "text":
-		if kind == "document" {
-			// Media.Data is base64 in the IR whatever the media type, so
-			// every codec handles documents alike.
-			mt := mediaType.String()
-			if mt == "" {
-				mt = "text/plain"
-			}
-			return &Media{MediaType: mt, Data: base64.StdEncoding.EncodeToString([]byte(data.String()))}
-		}
-	}
-	d.req.Drop("messages.content."+kind+".source", "source type "+typ.String()+" is not translated")
-	return nil
-}
-
-// tools decodes the tool list. Client tools ("custom" or no type) are kept;
-// Anthropic server tools (web_search_…, bash_…, text_editor_…, …) run on
-// Anthropic's side and cannot be offered to another backend.
-func (d *anthRequestDecoder) tools(v gjson.Result) *Error {
-	if !v.IsArray() {
-		return anthInvalidType("tools", wantArray)
-	}
-	var err *Error
-	i := 0
-	v.ForEach(func(_, t gjson.Result) bool {
-		err = d.tool(i, t)
-		i++
-		return err == nil
-	})
-	return err
-}
-
-func (d *anthRequestDecoder) tool(i int, t gjson.Result) *Error {
-	req := d.req
-	path := anthPath{}.key("tools").index(i)
-	if !t.IsObject() {
-		return path.bad("must be an object")
-	}
-	var tool Tool
-	var typ, name gjson.Result
-	var extra []string
-	t.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			typ = v
-		case "name":
-			name = v
-		case "description":
-			tool.Description = v.String()
-		case "input_schema":
-			tool.Schema = anthRaw(v)
-		case "strict":
-			if v.IsBool() {
-				b := v.Bool()
-				tool.Strict = &b
-			}
-		case "cache_control":
-			tool.CacheControl = anthRaw(v)
-		default: // defer_loading, eager_input_streaming, input_examples, ...
-			if v.Type != gjson.Null {
-				extra = append(extra, k.Str)
-			}
-		}
-		return true
-	})
-	if typ.Str != "" && typ.Str != "custom" {
-		req.Drop("tools", "server tool "+typ.Str+" is not translated")
-		return nil
-	}
-	if name.Type != gjson.String || name.Str == "" {
-		p := path.key("name")
-		return p.bad("tool requires a name")
-	}
-	tool.Name = name.Str
-	for _, k := range extra {
-		switch k {
-		case "defer_loading":
-			req.Drop("tools.defer_loading", "tool search is Anthropic-only; the tool is sent up front")
-		case "eager_input_streaming":
-			req.Drop("tools.eager_input_streaming", "Anthropic-only streaming option")
-		case "input_examples":
-			req.Drop("tools.input_examples", "not translated")
-		default:
-			req.Drop("tools."+k, "unknown field")
-		}
-	}
-	req.Tools = append(req.Tools, tool)
 	return nil
 }
 
@@ -723,4 +381,12 @@ func (d *anthRequestDecoder) outputConfig(v gjson.Result) {
 		}
 		return true
 	})
+}
+
+// anthRaw copies a raw JSON value that gjson read, nil when absent or null.
+func anthRaw(v gjson.Result) json.RawMessage {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	return json.RawMessage(v.Raw)
 }

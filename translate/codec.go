@@ -20,7 +20,11 @@ type Codec interface {
 	Protocol() Protocol
 
 	// DecodeRequest parses a client request. A malformed or impossible
-	// request yields an *Error with status 400.
+	// request yields an *Error with status 400; DecodeRequest validates the
+	// body itself (invalid JSON is such an error), so callers need not
+	// validate it first. The returned Request may share memory with body
+	// (strings and raw values are views of it, not copies): body must not
+	// be modified, or its buffer reused, while the Request is in use.
 	DecodeRequest(body []byte) (*Request, error)
 	// EncodeRequest builds the backend request body. What the protocol cannot
 	// carry is recorded with req.Drop.

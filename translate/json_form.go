@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -83,49 +84,61 @@ func appendJSONTextContents(dst []byte, s string, f jsonForm) []byte {
 //     escape of a low one: a lone surrogate decodes to U+FFFD here but is
 //     read differently by other parsers.
 //
-// Plain ASCII runs are skipped eight bytes at a time, so the check costs
-// far less than escaping.
+// Both checks skip plain text quickly (eight bytes at a time, and from
+// backslash to backslash), so they cost far less than escaping.
 func jsonSpliceable(esc []byte) bool {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	for i := 0; i < len(esc); {
-		for i+8 <= len(esc) {
-			v := binary.LittleEndian.Uint64(esc[i:])
-			bs := v ^ (ones * '\\')
-			if (v|(bs-ones)&^bs)&high != 0 {
-				break // a non-ASCII byte or a backslash among the eight
-			}
+	return jsonSpliceableText(esc) && jsonPairedSurrogates(esc)
+}
+
+// jsonSpliceableText reports whether b is valid UTF-8 without U+2028 or
+// U+2029.
+func jsonSpliceableText(b []byte) bool {
+	const high = 0x8080808080808080
+	for i := 0; i < len(b); {
+		for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&high == 0 {
 			i += 8
 		}
-		if i >= len(esc) {
+		if i >= len(b) {
 			break
 		}
-		switch c := esc[i]; {
-		case c == '\\':
-			if esc[i+1] != 'u' {
-				i += 2
-				continue
-			}
-			r := jsonHex4(esc[i+2:])
-			i += 6
-			if !utf16.IsSurrogate(r) {
-				continue
-			}
-			if r >= 0xdc00 || len(esc)-i < 6 || esc[i] != '\\' || esc[i+1] != 'u' {
-				return false
-			}
-			if lo := jsonHex4(esc[i+2:]); lo < 0xdc00 || lo > 0xdfff {
-				return false
-			}
-			i += 6
-		case c < utf8.RuneSelf:
+		if b[i] < utf8.RuneSelf {
 			i++
-		default:
-			r, size := utf8.DecodeRune(esc[i:])
-			if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-				return false
-			}
-			i += size
+			continue
 		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += size
 	}
 	return true
+}
+
+// jsonPairedSurrogates reports whether every \u escape of a surrogate in
+// esc (valid string contents) is a high surrogate followed by a \u escape
+// of a low one.
+func jsonPairedSurrogates(esc []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(esc[i:], '\\')
+		if j < 0 {
+			return true
+		}
+		i += j
+		if esc[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r := jsonHex4(esc[i+2:])
+		i += 6
+		if !utf16.IsSurrogate(r) {
+			continue
+		}
+		if r >= 0xdc00 || len(esc)-i < 6 || esc[i] != '\\' || esc[i+1] != 'u' {
+			return false
+		}
+		if lo := jsonHex4(esc[i+2:]); lo < 0xdc00 || lo > 0xdfff {
+			return false
+		}
+		i += 6
+	}
 }

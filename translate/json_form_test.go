@@ -3,6 +3,8 @@ package translate
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -109,4 +111,81 @@ func TestJSONFormStale(t *testing.T) {
 	if (jsonForm{}).use("") {
 		t.Error("the zero form is used for the empty string")
 	}
+}
+
+// jsonFormStrip clears every splice form of req, so that encoding it takes
+// the escape path everywhere.
+func jsonFormStrip(req *Request) {
+	var parts func(ps []Part)
+	parts = func(ps []Part) {
+		for i := range ps {
+			ps[i].textForm = jsonForm{}
+			if tr := ps[i].ToolResult; tr != nil {
+				parts(tr.Content)
+			}
+		}
+	}
+	parts(req.System)
+	for i := range req.Messages {
+		parts(req.Messages[i].Parts)
+	}
+	for i := range req.Tools {
+		req.Tools[i].descForm = jsonForm{}
+	}
+}
+
+// TestJSONFormOpenAIChatRequest encodes Claude Code requests for an OpenAI
+// Chat backend with and without splicing: the bodies are the same bytes
+// (Claude Code escapes as appendJSONString does), the size hint holds the
+// spliced body, and a text rewritten after decoding is escaped anew.
+func TestJSONFormOpenAIChatRequest(t *testing.T) {
+	big, err := os.ReadFile(filepath.Join("..", "testdata", "bench", "claude_code_100k.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := map[string][]byte{
+		"request_claude_code.json": anthFixture(t, "request_claude_code.json"),
+		"request_features.json":    anthFixture(t, "request_features.json"),
+		"claude_code_100k.json":    big,
+	}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			req, err := anthropicCodec{}.DecodeRequest(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spliced, err := openAIChatCodec{}.EncodeRequest(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hint := oaiRequestSizeHint(req); hint < len(spliced) {
+				t.Errorf("size hint %d < body %d", hint, len(spliced))
+			}
+			jsonFormStrip(req)
+			req.Dropped = nil
+			escaped, err := openAIChatCodec{}.EncodeRequest(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(spliced, escaped) {
+				t.Errorf("spliced body differs from the escaped one:\n%s\n%s", spliced, escaped)
+			}
+		})
+	}
+	t.Run("rewritten text", func(t *testing.T) {
+		req, err := anthropicCodec{}.DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"caf\u00e9"}],"tools":[{"name":"t","description":"d\u00e9"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := openAIChatCodec{}.EncodeRequest(req)
+		if !bytes.Contains(out, []byte(`"caf\u00e9"`)) || !bytes.Contains(out, []byte(`"d\u00e9"`)) {
+			t.Fatalf("the client's escapes were not spliced: %s", out)
+		}
+		req.Messages[0].Parts[0].Text = "tea"
+		req.Tools[0].Description = "other"
+		out, _ = openAIChatCodec{}.EncodeRequest(req)
+		if !bytes.Contains(out, []byte(`"content":"tea"`)) || !bytes.Contains(out, []byte(`"description":"other"`)) {
+			t.Fatalf("a rewritten text used its stale form: %s", out)
+		}
+	})
 }

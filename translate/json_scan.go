@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf16"
@@ -35,12 +36,14 @@ const (
 )
 
 // jsonSpan locates one scanned value in the event. For a string, start and
-// end enclose its contents without the quotes, and esc says whether they
-// hold escapes; for other kinds they enclose the raw value.
+// end enclose its contents without the quotes, esc says whether they hold
+// escapes and high whether they may hold bytes from 0x80 up (false means
+// plain ASCII); for other kinds they enclose the raw value.
 type jsonSpan struct {
 	start, end int
 	kind       jsonKind
 	esc        bool
+	high       bool
 }
 
 // bytes returns the spanned bytes of data.
@@ -103,45 +106,52 @@ var jsonStringSpecial = func() (t [256]bool) {
 }()
 
 // jsonScanString scans a string whose opening quote is at data[i-1]. It
-// returns the index of the closing quote and whether escapes occur.
-func jsonScanString(data []byte, i int) (end int, esc, ok bool) {
+// returns the index of the closing quote, whether escapes occur, and
+// whether bytes from 0x80 up may occur (it may say so of a string that has
+// none, as the words read can reach past its end, never the reverse).
+func jsonScanString(data []byte, i int) (end int, esc, high, ok bool) {
+	var seen uint64 // the bytes read, OR-ed together, for high
 	for {
 		// Eight bytes at a time while none is special, then byte by byte.
 		for i+8 <= len(data) {
-			if m := jsonSpecialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			v := binary.LittleEndian.Uint64(data[i:])
+			seen |= v
+			if m := jsonSpecialBytes(v); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
 		}
 		for i < len(data) && !jsonStringSpecial[data[i]] {
+			seen |= uint64(data[i])
 			i++
 		}
+		high = seen&0x8080808080808080 != 0
 		if i >= len(data) {
-			return i, esc, false
+			return i, esc, high, false
 		}
 		switch data[i] {
 		case '"':
-			return i, esc, true
+			return i, esc, high, true
 		case '\\':
 			esc = true
 			i++
 			if i >= len(data) {
-				return i, esc, false
+				return i, esc, high, false
 			}
 			switch data[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i++
 			case 'u':
 				if i+4 >= len(data) || !jsonIsHex(data[i+1]) || !jsonIsHex(data[i+2]) || !jsonIsHex(data[i+3]) || !jsonIsHex(data[i+4]) {
-					return i, esc, false
+					return i, esc, high, false
 				}
 				i += 5
 			default:
-				return i, esc, false
+				return i, esc, high, false
 			}
 		default: // a control character
-			return i, esc, false
+			return i, esc, high, false
 		}
 	}
 }
@@ -224,7 +234,7 @@ func jsonScanValue(data []byte, i int) (jsonSpan, int, bool) {
 	switch sp.kind {
 	case jsonString:
 		var end int
-		end, sp.esc, ok = jsonScanString(data, i+1)
+		end, sp.esc, sp.high, ok = jsonScanString(data, i+1)
 		sp.start, sp.end = i+1, end
 		return sp, end + 1, ok
 	case jsonObject, jsonArray:
@@ -267,7 +277,7 @@ func jsonSkipContainer(data []byte, i int) (int, bool) {
 				if data[i] != '"' {
 					return i, false
 				}
-				end, _, ok := jsonScanString(data, i+1)
+				end, _, _, ok := jsonScanString(data, i+1)
 				if !ok {
 					return end, false
 				}
@@ -388,7 +398,7 @@ func (m *jsonMembers) next() (name []byte, esc, ok bool) {
 		m.bad = true
 		return nil, false, false
 	}
-	end, esc, ok := jsonScanString(data, i+1)
+	end, esc, _, ok := jsonScanString(data, i+1)
 	if !ok {
 		m.bad = true
 		return nil, false, false
@@ -475,16 +485,23 @@ func jsonScanTail(data []byte, i int) bool {
 // pair, even when the two do not form a valid pair (giving U+FFFD), and a
 // lone surrogate becomes U+FFFD.
 func jsonUnescape(dst, s []byte) []byte {
+	dst, _ = jsonUnescapePaired(dst, s)
+	return dst
+}
+
+// jsonUnescapePaired is jsonUnescape, also reporting whether every \u
+// escape of a surrogate was half of a valid pair (none became U+FFFD).
+func jsonUnescapePaired(dst, s []byte) ([]byte, bool) {
+	paired := true
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			j := i + 1
-			for j < len(s) && s[j] != '\\' {
-				j++
-			}
+		if s[i] != '\\' {
+			// The run up to the next backslash is copied at once.
+			j := jsonIndexBackslash(s, i)
 			dst = append(dst, s[i:j]...)
+			if j == len(s) {
+				break
+			}
 			i = j
-			continue
 		}
 		i++
 		switch s[i] {
@@ -501,9 +518,14 @@ func jsonUnescape(dst, s []byte) []byte {
 		case 'u':
 			r := jsonHex4(s[i+1:])
 			i += 5
-			if utf16.IsSurrogate(r) && len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
-				r = utf16.DecodeRune(r, jsonHex4(s[i+2:]))
-				i += 6
+			if utf16.IsSurrogate(r) {
+				if len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
+					r = utf16.DecodeRune(r, jsonHex4(s[i+2:]))
+					i += 6
+				}
+				if r == utf8.RuneError || utf16.IsSurrogate(r) {
+					paired = false
+				}
 			}
 			dst = utf8.AppendRune(dst, r)
 			continue
@@ -512,7 +534,26 @@ func jsonUnescape(dst, s []byte) []byte {
 		}
 		i++
 	}
-	return dst
+	return dst, paired
+}
+
+// jsonIndexBackslash returns the index of the first backslash in s at or
+// after i, or len(s). Runs between escapes are often short (a newline
+// every line of code), so the first 32 bytes are searched eight at a time
+// before bytes.IndexByte, whose setup costs more than such a run.
+func jsonIndexBackslash(s []byte, i int) int {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	for k := 0; k < 4 && i+8 <= len(s); k++ {
+		v := binary.LittleEndian.Uint64(s[i:]) ^ (ones * '\\')
+		if m := (v - ones) &^ v & high; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	if j := bytes.IndexByte(s[i:], '\\'); j >= 0 {
+		return i + j
+	}
+	return len(s)
 }
 
 // jsonHex4 reads the four hex digits starting s.

@@ -230,3 +230,21 @@ func TestJSONSpecialBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONScanStringHigh checks the scanner's high flag: never false for a
+// string holding a byte from 0x80 up, wherever the byte is.
+func TestJSONScanStringHigh(t *testing.T) {
+	for _, in := range []string{"", "é", "\xff", `\n`, "ab\u2028"} {
+		for off := 0; off < 17; off++ {
+			contents := strings.Repeat("a", off) + in + strings.Repeat(`b\"`, off%3)
+			data := []byte(`"` + contents + `" , "tail é"`)
+			end, _, high, ok := jsonScanString(data, 1)
+			if !ok || end != len(contents)+1 {
+				t.Fatalf("%q: end %d ok %v", contents, end, ok)
+			}
+			if want := strings.ContainsFunc(contents, func(r rune) bool { return r >= 0x80 }); want && !high {
+				t.Errorf("%q: high = false", contents)
+			}
+		}
+	}
+}

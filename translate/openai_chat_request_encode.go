@@ -103,23 +103,32 @@ func (c openAIChatCodec) EncodeRequest(req *Request) ([]byte, error) {
 func oaiRequestSizeHint(req *Request) int {
 	n := 256
 	for i := range req.System {
-		n += len(req.System[i].Text) + 8
+		n += oaiTextSize(req.System[i].Text, req.System[i].textForm) + 8
 	}
 	for i := range req.Messages {
 		n += 48 + oaiPartsSize(req.Messages[i].Parts)
 	}
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		n += 96 + len(t.Name) + len(t.Description) + len(t.Schema)
+		n += 96 + len(t.Name) + oaiTextSize(t.Description, t.descForm) + len(t.Schema)
 	}
-	return n + n/16 // escapes
+	return n + n/64 // escapes in what is not spliced
+}
+
+// oaiTextSize is the encoded size of a text: exact when its form is
+// spliced, with room for escapes otherwise.
+func oaiTextSize(s string, f jsonForm) int {
+	if f.use(s) {
+		return len(f.esc)
+	}
+	return len(s) + len(s)/16
 }
 
 func oaiPartsSize(parts []Part) int {
 	n := 0
 	for i := range parts {
 		p := &parts[i]
-		n += 48 + len(p.Text)
+		n += 48 + oaiTextSize(p.Text, p.textForm)
 		if p.Media != nil {
 			n += len(p.Media.Data) + len(p.Media.URL) + len(p.Media.MediaType) + 32
 		}
@@ -265,35 +274,42 @@ func (e *oaiRequestEncoder) appendSystem(b []byte, parts []Part, extra string) [
 }
 
 // oaiAppendTextJoin appends, as one JSON string, prefix followed by the
-// text of the parts of type t joined with sep. The texts are escaped
-// straight into b: a long system prompt or tool output is copied once.
+// text of the parts of type t joined with sep. The texts are spliced or
+// escaped straight into b (appendJSONTextContents): a long system prompt
+// or tool output is copied once.
 func oaiAppendTextJoin(b []byte, prefix string, parts []Part, t PartType, sep string) []byte {
-	b = appendJSONString(b, prefix)
+	b = append(b, '"')
+	b = appendJSONStringContents(b, prefix)
 	first := true
 	for i := range parts {
-		if parts[i].Type != t {
+		p := &parts[i]
+		if p.Type != t {
 			continue
 		}
 		if !first && sep != "" {
-			b = oaiExtendJSONString(b, sep)
+			b = appendJSONStringContents(b, sep)
 		}
 		first = false
-		b = oaiExtendJSONString(b, parts[i].Text)
+		b = appendJSONTextContents(b, p.Text, p.textForm)
 	}
-	return b
+	return append(b, '"')
 }
 
 // oaiExtendJSONString appends s, escaped, to the JSON string literal that
 // ends b.
 func oaiExtendJSONString(b []byte, s string) []byte {
+	return oaiExtendJSONText(b, s, jsonForm{})
+}
+
+// oaiExtendJSONText appends s (spliced from its form f when it can be) to
+// the JSON string literal that ends b.
+func oaiExtendJSONText(b []byte, s string, f jsonForm) []byte {
 	if s == "" {
 		return b
 	}
 	b = b[:len(b)-1] // reopen the string
-	start := len(b)
-	b = appendJSONString(b, s)
-	copy(b[start:], b[start+1:]) // drop the opening quote of s
-	return b[:len(b)-1]
+	b = appendJSONTextContents(b, s, f)
+	return append(b, '"')
 }
 
 // appendUser appends a user turn. Tool results become tool messages, one per
@@ -366,7 +382,7 @@ func (e *oaiRequestEncoder) appendUserMessage(b []byte, parts []*Part) []byte {
 		return append(b, '}')
 	}
 	if len(parts) == 1 && parts[0].Type == PartText {
-		b = appendJSONString(b, parts[0].Text)
+		b = appendJSONText(b, parts[0].Text, parts[0].textForm)
 		return append(b, '}')
 	}
 	b = append(b, '[')
@@ -396,7 +412,7 @@ func (e *oaiRequestEncoder) appendContentPart(b []byte, p *Part) ([]byte, bool) 
 	switch p.Type {
 	case PartText:
 		b = append(b, `{"type":"text","text":`...)
-		b = appendJSONString(b, p.Text)
+		b = appendJSONText(b, p.Text, p.textForm)
 		return append(b, '}'), true
 	case PartImage:
 		m := p.Media
@@ -551,8 +567,8 @@ func (e *oaiRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
 				b = oaiExtendJSONString(b, "\n")
 			}
 			for i := range m.Parts {
-				if m.Parts[i].Type == PartText {
-					b = oaiExtendJSONString(b, m.Parts[i].Text)
+				if p := &m.Parts[i]; p.Type == PartText {
+					b = oaiExtendJSONText(b, p.Text, p.textForm)
 				}
 			}
 		}
@@ -605,7 +621,7 @@ func (e *oaiRequestEncoder) appendTools(b []byte) []byte {
 		b = appendJSONString(b, e.toolName(t.Name))
 		if t.Description != "" {
 			b = append(b, `,"description":`...)
-			b = appendJSONString(b, t.Description)
+			b = appendJSONText(b, t.Description, t.descForm)
 		}
 		b = append(b, `,"parameters":`...)
 		if len(t.Schema) > 0 {
