@@ -59,6 +59,9 @@ type oaiRequestDecoder struct {
 	// contentBuf and callsBuf collect one message's content parts and tool
 	// calls before they are copied into a slice of the right size.
 	contentBuf, callsBuf []Part
+
+	// arena holds short unescaped strings (see unescape).
+	arena []byte
 }
 
 // The checks of a request run in an order that is not the body's: the

@@ -36,8 +36,8 @@ func oaiView(data []byte, start, end int) string {
 func (d *oaiRequestDecoder) view(start, end int) string { return oaiView(d.data, start, end) }
 
 // str reads a string value: a view of the body when it holds no escapes,
-// else its unescaped contents in a new allocation. Other kinds read "", as
-// gjson's Result.Str does.
+// else its unescaped contents. Other kinds read "", as gjson's Result.Str
+// does.
 func (d *oaiRequestDecoder) str(sp jsonSpan) string {
 	if sp.kind != jsonString || sp.start == sp.end {
 		return ""
@@ -45,19 +45,59 @@ func (d *oaiRequestDecoder) str(sp jsonSpan) string {
 	if !sp.esc {
 		return d.view(sp.start, sp.end)
 	}
-	// Unescaping never lengthens a string.
-	b := jsonUnescape(make([]byte, 0, sp.end-sp.start), d.data[sp.start:sp.end])
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	s, _ := d.unescape(d.data[sp.start:sp.end])
+	return s
 }
 
 // text reads a string value with its escaped form, for the IR fields an
-// encoder can splice (Part.Text, Tool.Description; see jsonForm).
+// encoder can splice (Part.Text, Tool.Description; see jsonForm). The
+// form's checks share the unescaping's pass over the escapes and the
+// scanner's over the bytes: plain ASCII needs no UTF-8 check.
 func (d *oaiRequestDecoder) text(sp jsonSpan) (string, jsonForm) {
-	s := d.str(sp)
-	if s == "" {
+	if sp.kind != jsonString || sp.start == sp.end {
 		return "", jsonForm{}
 	}
-	return s, newJSONForm(s, d.data[sp.start:sp.end])
+	raw := d.data[sp.start:sp.end]
+	esc := d.view(sp.start, sp.end)
+	s, paired := esc, true
+	if sp.esc {
+		s, paired = d.unescape(raw)
+	}
+	if !paired || sp.high && !jsonSpliceableText(raw) {
+		return s, jsonForm{}
+	}
+	return s, jsonForm{of: s, esc: esc}
+}
+
+// oaiArenaChunk is the size of the chunks short unescaped strings share
+// (tool call arguments, ids, short texts), so that each is not an
+// allocation of its own. A string a quarter of a chunk or longer gets its
+// own allocation, so at most a chunk's tail is wasted.
+const oaiArenaChunk = 16 << 10
+
+// unescape returns the text of escaped string contents and whether every
+// surrogate escape in them was paired (see jsonUnescapePaired). The text
+// is never longer than its escaped form, so it fits in the room reserved
+// for it and the arena never moves under the strings it backs.
+func (d *oaiRequestDecoder) unescape(raw []byte) (string, bool) {
+	var dst []byte
+	small := len(raw) < oaiArenaChunk/4
+	if small {
+		if cap(d.arena)-len(d.arena) < len(raw) {
+			d.arena = make([]byte, 0, oaiArenaChunk)
+		}
+		dst = d.arena[len(d.arena):]
+	} else {
+		dst = make([]byte, 0, len(raw))
+	}
+	dst, paired := jsonUnescapePaired(dst, raw)
+	if small {
+		d.arena = d.arena[:len(d.arena)+len(dst)]
+	}
+	if len(dst) == 0 {
+		return "", paired
+	}
+	return unsafe.String(unsafe.SliceData(dst), len(dst)), paired
 }
 
 // isString reports whether sp is a non-empty string. A string's contents
@@ -163,8 +203,8 @@ func (d *oaiRequestDecoder) name(raw []byte, esc bool) string {
 	if !esc {
 		return unsafe.String(&raw[0], len(raw))
 	}
-	b := jsonUnescape(make([]byte, 0, len(raw)), raw)
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	s, _ := d.unescape(raw)
+	return s
 }
 
 // members returns a reader of the object opening at data[i].
