@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -20,11 +21,16 @@ import (
 // Custom (freeform) tools become function tools with one string argument
 // (see Tool.Custom); hosted tools (web search, file search, ...) cannot run
 // anywhere but at OpenAI and are left out.
+//
+// The body is parsed in place: gjson reads a string view of it rather than
+// a copy, so the IR's strings without escapes and its raw subtrees are
+// views of body, which must not change while the IR is in use. Texts keep
+// the escaped form they were read from, for encoders to splice (jsonForm).
 func (openAIResponsesCodec) DecodeRequest(body []byte) (*Request, error) {
-	if !gjson.ValidBytes(body) {
+	if _, end, ok := jsonScanValue(body, jsonSkipSpace(body, 0)); !ok || !jsonScanTail(body, end) {
 		return nil, BadRequest("request body is not valid JSON")
 	}
-	root := gjson.ParseBytes(body)
+	root := gjson.Parse(oaiView(body, 0, len(body)))
 	if !root.IsObject() {
 		return nil, BadRequest("request body must be a JSON object")
 	}
@@ -85,7 +91,7 @@ func (d *respRequestDecoder) decode(root gjson.Result) *Error {
 	}
 
 	if in := root.Get("instructions"); in.Type == gjson.String && in.Str != "" {
-		d.req.System = append(d.req.System, Part{Type: PartText, Text: in.Str})
+		d.req.System = append(d.req.System, respTextPart(in))
 	} else if in.Exists() && in.Type != gjson.Null && in.Type != gjson.String {
 		return oaiInvalidType("instructions", wantString, in)
 	}
@@ -93,7 +99,7 @@ func (d *respRequestDecoder) decode(root gjson.Result) *Error {
 	input := root.Get("input")
 	switch {
 	case input.Type == gjson.String:
-		d.req.Messages = append(d.req.Messages, Message{Role: RoleUser, Parts: []Part{{Type: PartText, Text: input.Str}}})
+		d.req.Messages = append(d.req.Messages, Message{Role: RoleUser, Parts: []Part{respTextPart(input)}})
 	case input.IsArray():
 		if err := d.items(input); err != nil {
 			return err
@@ -258,7 +264,8 @@ func (d *respRequestDecoder) tool(t gjson.Result, path string, top bool) *Error 
 		if name.Type != gjson.String || name.Str == "" {
 			return respBadRequest(path+".name", "%s.name: a function name is required", path)
 		}
-		tool := Tool{Name: name.Str, Description: t.Get("description").Str}
+		tool := Tool{Name: name.Str}
+		tool.Description, tool.descForm = respText(t.Get("description"))
 		if p := t.Get("parameters"); p.Exists() && p.Type != gjson.Null {
 			tool.Schema = json.RawMessage(p.Raw)
 		}
@@ -272,12 +279,9 @@ func (d *respRequestDecoder) tool(t gjson.Result, path string, top bool) *Error 
 		if name.Type != gjson.String || name.Str == "" {
 			return respBadRequest(path+".name", "%s.name: a tool name is required", path)
 		}
-		d.req.Tools = append(d.req.Tools, Tool{
-			Name:        name.Str,
-			Description: t.Get("description").Str,
-			Schema:      respCustomSchema(t.Get("format")),
-			Custom:      true,
-		})
+		tool := Tool{Name: name.Str, Schema: respCustomSchema(t.Get("format")), Custom: true}
+		tool.Description, tool.descForm = respText(t.Get("description"))
+		d.req.Tools = append(d.req.Tools, tool)
 	case "namespace":
 		if !top {
 			return respBadRequest(path+".type", "%s: namespaces cannot be nested", path)
@@ -538,7 +542,7 @@ func (d *respRequestDecoder) content(c gjson.Result, path, role string) ([]Part,
 		if c.Str == "" {
 			return nil, nil
 		}
-		return []Part{{Type: PartText, Text: c.Str}}, nil
+		return []Part{respTextPart(c)}, nil
 	case !c.IsArray():
 		return nil, respBadRequest(path, "%s: must be a string or an array of content parts", path)
 	}
@@ -563,11 +567,11 @@ func (d *respRequestDecoder) content(c gjson.Result, path, role string) ([]Part,
 func (d *respRequestDecoder) contentPart(p gjson.Result, path, role string) (Part, bool, *Error) {
 	switch typ := p.Get("type").Str; typ {
 	case "input_text", "output_text", "text", "summary_text", "reasoning_text":
-		t := p.Get("text").Str
-		return Part{Type: PartText, Text: t}, t != "", nil
+		t := respTextPart(p.Get("text"))
+		return t, t.Text != "", nil
 	case "refusal":
-		t := p.Get("refusal").Str
-		return Part{Type: PartText, Text: t}, t != "", nil
+		t := respTextPart(p.Get("refusal"))
+		return t, t.Text != "", nil
 	case "input_image":
 		if role == "system" || role == "assistant" {
 			break
@@ -640,7 +644,7 @@ func (d *respRequestDecoder) toolOutput(o gjson.Result, i int) ([]Part, *Error) 
 		if o.Str == "" {
 			return nil, nil
 		}
-		return []Part{{Type: PartText, Text: o.Str}}, nil
+		return []Part{respTextPart(o)}, nil
 	case o.IsArray():
 		return d.content(o, fmt.Sprintf("input[%d].output", i), "tool")
 	case !o.Exists() || o.Type == gjson.Null:
@@ -648,4 +652,22 @@ func (d *respRequestDecoder) toolOutput(o gjson.Result, i int) ([]Part, *Error) 
 	}
 	// An object: pass its JSON on as text rather than lose it.
 	return []Part{{Type: PartText, Text: o.Raw}}, nil
+}
+
+// respText reads a string's text and the escaped form it was read from
+// (see jsonForm): r.Raw is a view of the body, as the body is parsed in
+// place. Other kinds read "" and no form, as Result.Str.
+func respText(r gjson.Result) (string, jsonForm) {
+	if r.Type != gjson.String || len(r.Raw) < 2 {
+		return r.Str, jsonForm{}
+	}
+	esc := r.Raw[1 : len(r.Raw)-1]
+	return r.Str, newJSONForm(r.Str, unsafe.Slice(unsafe.StringData(esc), len(esc)))
+}
+
+// respTextPart makes a text part of a string value, with its form.
+func respTextPart(r gjson.Result) Part {
+	p := Part{Type: PartText}
+	p.Text, p.textForm = respText(r)
+	return p
 }
