@@ -1,10 +1,8 @@
 package translate
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 )
 
 // DecodeRequest implements Codec. It parses a Chat Completions request, as
@@ -20,7 +18,7 @@ import (
 // pass); the IR's strings and raw subtrees are views of body, which must
 // not change while the IR is in use.
 func (openAIChatCodec) DecodeRequest(body []byte) (*Request, error) {
-	d := oaiRequestDecoder{data: body, req: &Request{}, leading: true}
+	d := oaiRequestDecoder{reqScanner: reqScanner{data: body}, req: &Request{}, leading: true}
 	if err := d.decode(); err != nil {
 		return nil, err
 	}
@@ -29,19 +27,8 @@ func (openAIChatCodec) DecodeRequest(body []byte) (*Request, error) {
 
 // oaiRequestDecoder holds the state of one DecodeRequest call.
 type oaiRequestDecoder struct {
-	data []byte
-	req  *Request
-
-	// bad is set at the first syntax error: the body is not valid JSON,
-	// which is the error whatever else was found.
-	bad bool
-	// err is the error to report: of those found, the one the checks meet
-	// first in their order (see oaiAt), which is not the body's order.
-	err   *Error
-	errAt int
-	// drops are what was left out, in the body's order; they are recorded
-	// on the Request in the checks' order at the end.
-	drops []oaiDrop
+	reqScanner
+	req *Request
 
 	maxCompletionTokens int
 	maxTokens           int
@@ -59,9 +46,6 @@ type oaiRequestDecoder struct {
 	// contentBuf and callsBuf collect one message's content parts and tool
 	// calls before they are copied into a slice of the right size.
 	contentBuf, callsBuf []Part
-
-	// arena holds short unescaped strings (see unescape).
-	arena []byte
 }
 
 // The checks of a request run in an order that is not the body's: the
@@ -91,25 +75,6 @@ const (
 
 // oaiAt is the place of stage of message i in the order of the checks.
 func oaiAt(i, stage int) int { return 2 + i*oaiStages + stage }
-
-// oaiDrop is a dropped field found at a place in the order of the checks.
-type oaiDrop struct {
-	at            int
-	field, reason string
-}
-
-// fail records err found at place at. The earliest place wins; of two at
-// the same place, the one found first.
-func (d *oaiRequestDecoder) fail(at int, err *Error) {
-	if d.err == nil || at < d.errAt {
-		d.err, d.errAt = err, at
-	}
-}
-
-// drop records that field was left out, found at place at.
-func (d *oaiRequestDecoder) drop(at int, field, reason string) {
-	d.drops = append(d.drops, oaiDrop{at, field, reason})
-}
 
 // oaiBadRequest is a 400 naming the offending field.
 func oaiBadRequest(param, format string, args ...any) *Error {
@@ -189,10 +154,7 @@ func (d *oaiRequestDecoder) decode() *Error {
 
 	req := d.req
 	req.Model = d.str(model)
-	slices.SortStableFunc(d.drops, func(a, b oaiDrop) int { return cmp.Compare(a.at, b.at) })
-	for _, dr := range d.drops {
-		req.Drop(dr.field, dr.reason)
-	}
+	d.recordDrops(req)
 	if d.maxCompletionTokens > 0 {
 		req.MaxTokens = d.maxCompletionTokens
 	} else if d.maxTokens > 0 {

@@ -1,8 +1,10 @@
 package translate
 
 import (
+	"cmp"
 	"encoding/json"
 	"iter"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -24,6 +26,55 @@ import (
 // two names ("function.name") takes the first match among all the members
 // of the outer name that are objects.
 
+// reqScanner reads a request body in place, for the single-pass request
+// decoders (OpenAI Chat, Responses): the body, whether it proved not to be
+// valid JSON, the error to report and the fields left out, each filed
+// under its place in the decoder's order of checks (see fail).
+type reqScanner struct {
+	data []byte
+
+	// bad is set at the first syntax error: the body is not valid JSON,
+	// which is the error whatever else was found.
+	bad bool
+	// err is the error to report: of those found, the one the checks meet
+	// first in their order, which is not the body's order.
+	err   *Error
+	errAt int
+	// drops are what was left out, in the body's order; they are recorded
+	// on the Request in the checks' order by recordDrops.
+	drops []oaiDrop
+
+	// arena holds short unescaped strings (see unescape).
+	arena []byte
+}
+
+// oaiDrop is a dropped field found at a place in the order of the checks.
+type oaiDrop struct {
+	at            int
+	field, reason string
+}
+
+// fail records err found at place at in the order of the checks. The
+// earliest place wins; of two at the same place, the one found first.
+func (d *reqScanner) fail(at int, err *Error) {
+	if d.err == nil || at < d.errAt {
+		d.err, d.errAt = err, at
+	}
+}
+
+// drop records that field was left out, found at place at.
+func (d *reqScanner) drop(at int, field, reason string) {
+	d.drops = append(d.drops, oaiDrop{at, field, reason})
+}
+
+// recordDrops records the drops on req in the order of the checks.
+func (d *reqScanner) recordDrops(req *Request) {
+	slices.SortStableFunc(d.drops, func(a, b oaiDrop) int { return cmp.Compare(a.at, b.at) })
+	for _, dr := range d.drops {
+		req.Drop(dr.field, dr.reason)
+	}
+}
+
 // oaiView returns data[start:end] as a string sharing its memory.
 func oaiView(data []byte, start, end int) string {
 	if start >= end {
@@ -33,12 +84,12 @@ func oaiView(data []byte, start, end int) string {
 }
 
 // view returns data[start:end] of the body as a string sharing its memory.
-func (d *oaiRequestDecoder) view(start, end int) string { return oaiView(d.data, start, end) }
+func (d *reqScanner) view(start, end int) string { return oaiView(d.data, start, end) }
 
 // str reads a string value: a view of the body when it holds no escapes,
 // else its unescaped contents. Other kinds read "", as gjson's Result.Str
 // does.
-func (d *oaiRequestDecoder) str(sp jsonSpan) string {
+func (d *reqScanner) str(sp jsonSpan) string {
 	if sp.kind != jsonString || sp.start == sp.end {
 		return ""
 	}
@@ -53,7 +104,7 @@ func (d *oaiRequestDecoder) str(sp jsonSpan) string {
 // encoder can splice (Part.Text, Tool.Description; see jsonForm). The
 // form's checks share the unescaping's pass over the escapes and the
 // scanner's over the bytes: plain ASCII needs no UTF-8 check.
-func (d *oaiRequestDecoder) text(sp jsonSpan) (string, jsonForm) {
+func (d *reqScanner) text(sp jsonSpan) (string, jsonForm) {
 	if sp.kind != jsonString || sp.start == sp.end {
 		return "", jsonForm{}
 	}
@@ -79,7 +130,7 @@ const oaiArenaChunk = 16 << 10
 // surrogate escape in them was paired (see jsonUnescapePaired). The text
 // is never longer than its escaped form, so it fits in the room reserved
 // for it and the arena never moves under the strings it backs.
-func (d *oaiRequestDecoder) unescape(raw []byte) (string, bool) {
+func (d *reqScanner) unescape(raw []byte) (string, bool) {
 	var dst []byte
 	small := len(raw) < oaiArenaChunk/4
 	if small {
@@ -121,26 +172,26 @@ func (sp jsonSpan) at() int {
 
 // raw returns a value's JSON text as a view of the body, capped so that an
 // append to it cannot write into the body.
-func (d *oaiRequestDecoder) raw(sp jsonSpan) json.RawMessage {
+func (d *reqScanner) raw(sp jsonSpan) json.RawMessage {
 	s, e := sp.rawBounds()
 	return d.data[s:e:e]
 }
 
 // rawString returns a value's JSON text as a string view of the body.
-func (d *oaiRequestDecoder) rawString(sp jsonSpan) string {
+func (d *reqScanner) rawString(sp jsonSpan) string {
 	s, e := sp.rawBounds()
 	return d.view(s, e)
 }
 
 // isTrue reports whether sp is the literal true.
-func (d *oaiRequestDecoder) isTrue(sp jsonSpan) bool {
+func (d *reqScanner) isTrue(sp jsonSpan) bool {
 	return sp.kind == jsonBool && d.data[sp.start] == 't'
 }
 
 // result returns the value as the gjson.Result gjson would have given,
 // for the checks and error messages shared with the gjson decoders
 // (validate.go). An absent value is gjson's non-existent Result.
-func (d *oaiRequestDecoder) result(sp jsonSpan) gjson.Result {
+func (d *reqScanner) result(sp jsonSpan) gjson.Result {
 	if sp.kind == jsonAbsent {
 		return gjson.Result{}
 	}
@@ -166,7 +217,7 @@ func (d *oaiRequestDecoder) result(sp jsonSpan) gjson.Result {
 }
 
 // kindAt returns the kind of the value starting at data[i].
-func (d *oaiRequestDecoder) kindAt(i int) jsonKind {
+func (d *reqScanner) kindAt(i int) jsonKind {
 	if i >= len(d.data) {
 		return jsonAbsent
 	}
@@ -176,7 +227,7 @@ func (d *oaiRequestDecoder) kindAt(i int) jsonKind {
 // value scans and validates the value at data[i], returning its span and
 // the index after it. A syntax error marks the body bad and gives no span,
 // so that nothing reads a broken value.
-func (d *oaiRequestDecoder) value(i int) (jsonSpan, int) {
+func (d *reqScanner) value(i int) (jsonSpan, int) {
 	sp, end, ok := jsonScanValue(d.data, i)
 	if !ok {
 		d.bad = true
@@ -187,7 +238,7 @@ func (d *oaiRequestDecoder) value(i int) (jsonSpan, int) {
 
 // first scans the value at data[i] into *dst unless an earlier member of
 // the same name already set it, and returns the index after the value.
-func (d *oaiRequestDecoder) first(dst *jsonSpan, i int) int {
+func (d *reqScanner) first(dst *jsonSpan, i int) int {
 	sp, end := d.value(i)
 	if dst.kind == jsonAbsent {
 		*dst = sp
@@ -196,7 +247,7 @@ func (d *oaiRequestDecoder) first(dst *jsonSpan, i int) int {
 }
 
 // name returns a member name, unescaped when it holds escapes.
-func (d *oaiRequestDecoder) name(raw []byte, esc bool) string {
+func (d *reqScanner) name(raw []byte, esc bool) string {
 	if len(raw) == 0 {
 		return ""
 	}
@@ -208,12 +259,12 @@ func (d *oaiRequestDecoder) name(raw []byte, esc bool) string {
 }
 
 // members returns a reader of the object opening at data[i].
-func (d *oaiRequestDecoder) members(i int) jsonMembers { return jsonOpenObject(d.data, i) }
+func (d *reqScanner) members(i int) jsonMembers { return jsonOpenObject(d.data, i) }
 
 // nextMember reads the next member name of m, marking the body bad on a
 // syntax error. ok is false at the end of the object and once the body is
 // bad.
-func (d *oaiRequestDecoder) nextMember(m *jsonMembers) (string, bool) {
+func (d *reqScanner) nextMember(m *jsonMembers) (string, bool) {
 	if d.bad {
 		return "", false
 	}
@@ -229,7 +280,7 @@ func (d *oaiRequestDecoder) nextMember(m *jsonMembers) (string, bool) {
 
 // nextElement moves a to its next element, marking the body bad on a
 // syntax error.
-func (d *oaiRequestDecoder) nextElement(a *jsonElements) bool {
+func (d *reqScanner) nextElement(a *jsonElements) bool {
 	if d.bad {
 		return false
 	}
@@ -245,7 +296,7 @@ func (d *oaiRequestDecoder) nextElement(a *jsonElements) bool {
 // pickAt walks the value at data[i] and returns the index after it. When
 // it is an object, out[k] receives the span of its first member named
 // names[k]; the other members are validated and skipped.
-func (d *oaiRequestDecoder) pickAt(i int, out []jsonSpan, names ...string) int {
+func (d *reqScanner) pickAt(i int, out []jsonSpan, names ...string) int {
 	if d.kindAt(i) != jsonObject {
 		_, end := d.value(i)
 		return end
@@ -270,7 +321,7 @@ func (d *oaiRequestDecoder) pickAt(i int, out []jsonSpan, names ...string) int {
 }
 
 // pick is pickAt on a value already scanned.
-func (d *oaiRequestDecoder) pick(sp jsonSpan, out []jsonSpan, names ...string) {
+func (d *reqScanner) pick(sp jsonSpan, out []jsonSpan, names ...string) {
 	if sp.kind == jsonObject {
 		d.pickAt(sp.start, out, names...)
 	}
@@ -278,7 +329,7 @@ func (d *oaiRequestDecoder) pick(sp jsonSpan, out []jsonSpan, names ...string) {
 
 // get returns the first member named name of an object already scanned
 // (gjson's Get with a one-name path).
-func (d *oaiRequestDecoder) get(sp jsonSpan, name string) jsonSpan {
+func (d *reqScanner) get(sp jsonSpan, name string) jsonSpan {
 	var out [1]jsonSpan
 	d.pick(sp, out[:], name)
 	return out[0]
@@ -287,7 +338,7 @@ func (d *oaiRequestDecoder) get(sp jsonSpan, name string) jsonSpan {
 // getPath returns what gjson's Get gives for the path outer.inner on an
 // object already scanned: the first member named inner of the first
 // member named outer that is an object and has one.
-func (d *oaiRequestDecoder) getPath(sp jsonSpan, outer, inner string) jsonSpan {
+func (d *reqScanner) getPath(sp jsonSpan, outer, inner string) jsonSpan {
 	if sp.kind != jsonObject {
 		return jsonSpan{}
 	}
@@ -312,7 +363,7 @@ func (d *oaiRequestDecoder) getPath(sp jsonSpan, outer, inner string) jsonSpan {
 // each yields what gjson's ForEach would: the elements of an array, the
 // member values of an object, and any other value itself. The value must
 // have been scanned.
-func (d *oaiRequestDecoder) each(sp jsonSpan) iter.Seq[jsonSpan] {
+func (d *reqScanner) each(sp jsonSpan) iter.Seq[jsonSpan] {
 	return func(yield func(jsonSpan) bool) {
 		switch sp.kind {
 		case jsonAbsent:
