@@ -13,13 +13,6 @@ type oaiPartScan struct {
 	fileFields                                       [3]jsonSpan // filename, file_data, file_id
 }
 
-// textPart makes a text part of a string value.
-func (d *oaiRequestDecoder) textPart(sp jsonSpan) Part {
-	p := Part{Type: PartText}
-	p.Text, p.textForm = d.text(sp)
-	return p
-}
-
 // content decodes message idx's content, the value at data[i]: a string,
 // an array of parts, or null. It appends the parts to buf and returns buf
 // and the index after the value. role says which part types are

@@ -359,7 +359,7 @@ func (d *oaiRequestDecoder) toolCalls(i, idx int, buf []Part) ([]Part, []Part, i
 // toolCallPart makes a tool call part. The spec says arguments is a
 // JSON-encoded string; a few servers send the object itself, which is kept
 // as its raw JSON text.
-func (d *oaiRequestDecoder) toolCallPart(id, name string, args jsonSpan) Part {
+func (d *reqScanner) toolCallPart(id, name string, args jsonSpan) Part {
 	var a string
 	switch args.kind {
 	case jsonString:
