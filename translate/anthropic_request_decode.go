@@ -3,6 +3,8 @@ package translate
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -33,7 +35,14 @@ import (
 // memory with body: body must not be modified while the Request is used.
 func (anthropicCodec) DecodeRequest(body []byte) (*Request, error) {
 	d := anthRequestDecoder{body: body, req: &Request{}}
+	if p, ok := anthScratch.Get().(*[]byte); ok {
+		d.scratch = *p
+	}
 	err := d.decode()
+	if cap(d.scratch) <= anthScratchMax {
+		s := d.scratch[:0]
+		anthScratch.Put(&s)
+	}
 	if err == nil {
 		return d.req, nil
 	}
@@ -45,6 +54,13 @@ func (anthropicCodec) DecodeRequest(body []byte) (*Request, error) {
 	}
 	return nil, err
 }
+
+// anthScratch holds the buffers textAt unescapes into before the text is
+// copied out, so that a request's largest text does not cost a growing
+// buffer of garbage each time; anthScratchMax bounds what is kept.
+var anthScratch sync.Pool
+
+const anthScratchMax = 1 << 20
 
 // errAnthSyntax is returned inside the decoder when the body is not valid
 // JSON; DecodeRequest turns it into a fresh error.
@@ -115,8 +131,15 @@ type anthRequestDecoder struct {
 	body        []byte
 	req         *Request
 	sawMessages bool
-	depth       int    // nesting of block arrays being decoded
-	arena       []byte // backs the unescaped strings (see unescape)
+	depth       int             // nesting of block arrays being decoded
+	arena       strings.Builder // backs the small unescaped strings (see keep)
+	scratch     []byte          // unescaped text before keep copies it out
+
+	// Slabs and scratch space for the IR's small values (see carve).
+	partScratch [anthMaxBlockDepth][]Part // blocks decoded at each depth
+	partSlab    []Part
+	calls       []ToolCall
+	results     []ToolResult
 }
 
 // anthMaxBlockDepth bounds the nesting of block arrays: a message's content,
@@ -182,15 +205,19 @@ func (d *anthRequestDecoder) member(m *jsonMembers, key string) *Error {
 		m.i = end
 		return err
 	}
-	sp, ok := m.value()
-	if !ok {
-		return errAnthSyntax
-	}
-	if key == "system" && sp.kind == jsonString {
-		if s, form := d.text(sp); s != "" {
+	if key == "system" && m.peek() == jsonString {
+		_, s, form, ok := d.textAt(m)
+		if !ok {
+			return errAnthSyntax
+		}
+		if s != "" {
 			d.req.System = append(d.req.System, Part{Type: PartText, Text: s, textForm: form})
 		}
 		return nil
+	}
+	sp, ok := m.value()
+	if !ok {
+		return errAnthSyntax
 	}
 	return d.setting(key, d.result(sp))
 }

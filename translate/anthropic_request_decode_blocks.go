@@ -28,10 +28,12 @@ const (
 // array decoded as it was read, what it decoded to.
 type anthContent struct {
 	span  jsonSpan
-	eager bool   // parts and err hold the decoded array
-	parts []Part // with eager
-	err   *Error // with eager: the array's error, reported when it is used
-	drops int    // with eager: len(req.Dropped) before the array was decoded
+	text  string   // a string's text
+	form  jsonForm // and its form
+	eager bool     // parts and err hold the decoded array
+	parts []Part   // with eager
+	err   *Error   // with eager: the array's error, reported when it is used
+	drops int      // with eager: len(req.Dropped) before the array was decoded
 }
 
 // readContent reads the content member whose value starts at m.i into c,
@@ -40,6 +42,13 @@ type anthContent struct {
 // c until the content is used.
 func (d *anthRequestDecoder) readContent(m *jsonMembers, c *anthContent, path anthPath, where anthBlockContext, decode bool) *Error {
 	d.forget(c) // a repeated member replaces the one before
+	if m.peek() == jsonString {
+		var ok bool
+		if c.span, c.text, c.form, ok = d.textAt(m); !ok {
+			return errAnthSyntax
+		}
+		return nil
+	}
 	if !decode || m.peek() != jsonArray {
 		sp, ok := m.value()
 		if !ok {
@@ -157,8 +166,7 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 	}
 	switch content.span.kind {
 	case jsonString:
-		s, form := d.text(content.span)
-		msg.Parts = []Part{{Type: PartText, Text: s, textForm: form}}
+		msg.Parts = d.text1(content.text, content.form)
 	case jsonArray:
 		parts, err := d.contentBlocks(&content, path.key("content"), anthInMessage)
 		if err != nil {
@@ -197,9 +205,10 @@ func (d *anthRequestDecoder) blocks(path anthPath, at int, where anthBlockContex
 	if d.depth >= anthMaxBlockDepth {
 		return nil, 0, path.bad("content blocks nested too deeply")
 	}
+	scratch := &d.partScratch[d.depth]
 	d.depth++
 	defer func() { d.depth-- }()
-	var parts []Part
+	parts := (*scratch)[:0]
 	a := jsonOpenArray(d.body, at)
 	for i := 0; a.next(); i++ {
 		bpath := path.index(i)
@@ -214,7 +223,52 @@ func (d *anthRequestDecoder) blocks(path anthPath, at int, where anthBlockContex
 	if a.bad {
 		return nil, 0, errAnthSyntax
 	}
-	return parts, a.i, nil
+	*scratch = parts[:0]
+	return d.carve(parts), a.i, nil
+}
+
+// carve returns a copy of parts (nil when empty) cut from a slab the
+// request's parts share, so that a message's blocks cost no allocation of
+// their own, nor a slice regrown block after block. The copy's capacity
+// ends with it: an append to it cannot reach the next one.
+func (d *anthRequestDecoder) carve(parts []Part) []Part {
+	n := len(parts)
+	if n == 0 {
+		return nil
+	}
+	if cap(d.partSlab)-len(d.partSlab) < n {
+		d.partSlab = make([]Part, 0, max(n, anthPartChunk))
+	}
+	start := len(d.partSlab)
+	d.partSlab = append(d.partSlab, parts...)
+	return d.partSlab[start : start+n : start+n]
+}
+
+// text1 is carve for a single text part.
+func (d *anthRequestDecoder) text1(s string, form jsonForm) []Part {
+	p := [1]Part{{Type: PartText, Text: s, textForm: form}}
+	return d.carve(p[:])
+}
+
+// anthPartChunk is the number of parts a slab holds.
+const anthPartChunk = 32
+
+// newToolCall and newToolResult hand out values from slabs, as carve does
+// parts.
+func (d *anthRequestDecoder) newToolCall() *ToolCall {
+	if len(d.calls) == cap(d.calls) {
+		d.calls = make([]ToolCall, 0, anthPartChunk/2)
+	}
+	d.calls = d.calls[:len(d.calls)+1]
+	return &d.calls[len(d.calls)-1]
+}
+
+func (d *anthRequestDecoder) newToolResult() *ToolResult {
+	if len(d.results) == cap(d.results) {
+		d.results = make([]ToolResult, 0, anthPartChunk/2)
+	}
+	d.results = d.results[:len(d.results)+1]
+	return &d.results[len(d.results)-1]
 }
 
 // blocksOf decodes the blocks of a content document's content, which
@@ -262,6 +316,8 @@ type anthBlock struct {
 	thinking, signature, data, title, context  jsonSpan
 	src                                        anthSource // source's members when it is an object
 	content                                    anthContent
+	textStr                                    string   // with a string text: its text
+	textForm                                   jsonForm // and its form
 }
 
 // anthSource holds the members of an image or document source. The
@@ -286,6 +342,13 @@ func (d *anthRequestDecoder) blockAt(parts []Part, path *anthPath, at int, where
 		case "type":
 			dst = &f.typ
 		case "text":
+			if m.peek() == jsonString {
+				var ok bool
+				if f.text, f.textStr, f.textForm, ok = d.textAt(&m); !ok {
+					return parts, 0, errAnthSyntax
+				}
+				continue
+			}
 			dst = &f.text
 		case "source":
 			if m.peek() == jsonObject {
@@ -405,7 +468,10 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 		if f.citations.kind == jsonArray && !d.emptyArray(f.citations) {
 			req.Drop("messages.content.citations", "citations are not translated")
 		}
-		s, form := d.textValue(f.text)
+		s, form := f.textStr, f.textForm
+		if f.text.kind != jsonString {
+			s, form = d.gstr(f.text), jsonForm{}
+		}
 		return append(parts, Part{Type: PartText, Text: s, textForm: form, CacheControl: d.raw(f.cacheControl)}), nil
 
 	case "image":
@@ -432,22 +498,21 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 			// The raw text, untouched: Arguments is JSON text.
 			args = d.rawString(f.input)
 		}
-		return append(parts, Part{
-			Type:         PartToolCall,
-			ToolCall:     &ToolCall{ID: d.str(f.id), Name: d.str(f.name), Arguments: args},
-			CacheControl: d.raw(f.cacheControl),
-		}), nil
+		call := d.newToolCall()
+		call.ID, call.Name, call.Arguments = d.str(f.id), d.str(f.name), args
+		return append(parts, Part{Type: PartToolCall, ToolCall: call, CacheControl: d.raw(f.cacheControl)}), nil
 
 	case "tool_result":
 		if f.toolUseID.kind != jsonString || f.toolUseID.start == f.toolUseID.end {
 			p := path.key("tool_use_id")
 			return parts, p.bad("tool_result requires a tool_use_id")
 		}
-		tr := &ToolResult{CallID: d.str(f.toolUseID), IsError: f.isError.kind == jsonBool && d.body[f.isError.start] == 't'}
+		tr := d.newToolResult()
+		tr.CallID, tr.IsError = d.str(f.toolUseID), f.isError.kind == jsonBool && d.body[f.isError.start] == 't'
 		switch f.content.span.kind {
 		case jsonString:
-			if s, form := d.text(f.content.span); s != "" {
-				tr.Content = []Part{{Type: PartText, Text: s, textForm: form}}
+			if c := &f.content; c.text != "" {
+				tr.Content = d.text1(c.text, c.form)
 			}
 		case jsonArray:
 			content, err := d.contentBlocks(&f.content, path.key("content"), anthInToolResult)

@@ -37,6 +37,12 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 			break
 		}
 		key := d.key(k, esc)
+		if key == "description" && m.peek() == jsonString {
+			if _, tool.Description, tool.descForm, ok = d.textAt(&m); !ok {
+				return 0, errAnthSyntax
+			}
+			continue
+		}
 		v, ok := m.value()
 		if !ok {
 			return 0, errAnthSyntax

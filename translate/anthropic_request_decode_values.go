@@ -2,6 +2,7 @@ package translate
 
 import (
 	"encoding/json"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -115,32 +116,67 @@ func (d *anthRequestDecoder) result(sp jsonSpan) gjson.Result {
 	return gjson.Parse(d.rawString(sp))
 }
 
+// textAt reads the string value at m.i, a text the IR keeps, and moves m
+// past it: its span, its text and its form (see jsonForm), found in one pass
+// over the string (jsonScanUnescape) rather than a scan then an unescaping.
+// ok is false on a syntax error.
+func (d *anthRequestDecoder) textAt(m *jsonMembers) (sp jsonSpan, s string, form jsonForm, ok bool) {
+	start := m.i + 1
+	t, buf, ok := jsonScanUnescape(d.body, start, d.scratch[:0])
+	d.scratch = buf
+	if !ok {
+		m.bad = true
+		return jsonSpan{}, "", jsonForm{}, false
+	}
+	m.i = t.end + 1
+	sp = jsonSpan{start: start, end: t.end, kind: jsonString, esc: t.esc, high: t.high}
+	if start == t.end {
+		return sp, "", jsonForm{}, true
+	}
+	b := d.body[start:t.end]
+	esc := unsafe.String(&b[0], len(b))
+	s = esc
+	if t.esc {
+		s = d.keep(buf)
+	}
+	// newJSONForm's checks, from what the pass found (plain ASCII needs
+	// no UTF-8 check).
+	if t.paired && (!t.high || jsonSpliceableText(b)) {
+		form = jsonForm{of: s, esc: esc}
+	}
+	return sp, s, form, true
+}
+
+// keep returns a copy of b (not empty) that the IR can keep. Small texts
+// share the arena, a strings.Builder: its buffer is not zeroed before use
+// (unlike make's), and what was written to it never moves or changes, so
+// the strings cut from it stay valid while it fills. A large text is a
+// string of its own (a conversion, not zeroed either).
+func (d *anthRequestDecoder) keep(b []byte) string {
+	if len(b) > anthArenaChunk/4 {
+		return string(b)
+	}
+	if d.arena.Cap()-d.arena.Len() < len(b) {
+		d.arena = strings.Builder{}
+		d.arena.Grow(anthArenaChunk)
+	}
+	n := d.arena.Len()
+	d.arena.Write(b)
+	return d.arena.String()[n:]
+}
+
 // anthArenaChunk is the size of the arena chunks small unescaped strings
 // share; a string longer than a quarter of it gets its own allocation, so
-// at most a chunk's tail is wasted.
+// at most a quarter of a chunk is wasted.
 const anthArenaChunk = 16 << 10
 
 // unescape returns the text of escaped string contents (never empty), and
 // whether every surrogate escape in them was paired (see
-// jsonUnescapePaired). The text is never longer than its escaped form, so
-// it fits in the room reserved for it and the arena never moves under the
-// strings it backs.
+// jsonUnescapePaired).
 func (d *anthRequestDecoder) unescape(b []byte) (string, bool) {
-	var dst []byte
-	small := len(b) <= anthArenaChunk/4
-	if !small {
-		dst = make([]byte, 0, len(b))
-	} else {
-		if cap(d.arena)-len(d.arena) < len(b) {
-			d.arena = make([]byte, 0, anthArenaChunk)
-		}
-		dst = d.arena[len(d.arena):]
-	}
-	dst, paired := jsonUnescapePaired(dst, b)
-	if small {
-		d.arena = d.arena[:len(d.arena)+len(dst)]
-	}
-	return unsafe.String(unsafe.SliceData(dst), len(dst)), paired
+	dst, paired := jsonUnescapePaired(d.scratch[:0], b)
+	d.scratch = dst
+	return d.keep(dst), paired
 }
 
 // isToolResult reports whether a block's type, as read so far, is

@@ -1,11 +1,8 @@
 package translate
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // This file holds the primitives of the single-pass JSON scanners the stream
@@ -477,100 +474,6 @@ func (a *jsonElements) peek() jsonKind { return jsonKindOf(a.data[a.i]) }
 // as after the top-level value.
 func jsonScanTail(data []byte, i int) bool {
 	return jsonSkipSpace(data, i) == len(data)
-}
-
-// jsonUnescape appends the contents of a valid JSON string (without its
-// quotes) to dst with the escapes resolved exactly as gjson resolves them:
-// a \u escape of a surrogate takes the \u escape that follows it as its
-// pair, even when the two do not form a valid pair (giving U+FFFD), and a
-// lone surrogate becomes U+FFFD.
-func jsonUnescape(dst, s []byte) []byte {
-	dst, _ = jsonUnescapePaired(dst, s)
-	return dst
-}
-
-// jsonUnescapePaired is jsonUnescape, also reporting whether every \u
-// escape of a surrogate was half of a valid pair (none became U+FFFD).
-func jsonUnescapePaired(dst, s []byte) ([]byte, bool) {
-	paired := true
-	for i := 0; i < len(s); {
-		if s[i] != '\\' {
-			// The run up to the next backslash is copied at once.
-			j := jsonIndexBackslash(s, i)
-			dst = append(dst, s[i:j]...)
-			if j == len(s) {
-				break
-			}
-			i = j
-		}
-		i++
-		switch s[i] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r := jsonHex4(s[i+1:])
-			i += 5
-			if utf16.IsSurrogate(r) {
-				if len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
-					r = utf16.DecodeRune(r, jsonHex4(s[i+2:]))
-					i += 6
-				}
-				if r == utf8.RuneError || utf16.IsSurrogate(r) {
-					paired = false
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, s[i])
-		}
-		i++
-	}
-	return dst, paired
-}
-
-// jsonIndexBackslash returns the index of the first backslash in s at or
-// after i, or len(s). Runs between escapes are often short (a newline
-// every line of code), so the first 32 bytes are searched eight at a time
-// before bytes.IndexByte, whose setup costs more than such a run.
-func jsonIndexBackslash(s []byte, i int) int {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	for k := 0; k < 4 && i+8 <= len(s); k++ {
-		v := binary.LittleEndian.Uint64(s[i:]) ^ (ones * '\\')
-		if m := (v - ones) &^ v & high; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-		i += 8
-	}
-	if j := bytes.IndexByte(s[i:], '\\'); j >= 0 {
-		return i + j
-	}
-	return len(s)
-}
-
-// jsonHex4 reads the four hex digits starting s.
-func jsonHex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }
 
 // jsonSmallInt reads an integer literal of at most 15 digits, the numbers

@@ -248,3 +248,37 @@ func TestJSONScanStringHigh(t *testing.T) {
 		}
 	}
 }
+
+// FuzzJSONScanUnescape holds the one-pass scan and unescape to the scanner
+// and jsonUnescapePaired run one after the other.
+func FuzzJSONScanUnescape(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\"c\\d\/e\u00e9\ud83d\ude00f"`, `"x\ud800\u0041"`, `"x\ud800"`, `"bad\u12"`, "\"ctl\x01\"", `"end\`, `"\ud800\u`, "\"é\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			return
+		}
+		end, esc, high, ok := jsonScanString(data, 1)
+		got, dst, gotOK := jsonScanUnescape(data, 1, nil)
+		if ok != gotOK {
+			t.Fatalf("%q: ok %v, scanner %v", data, gotOK, ok)
+		}
+		if !ok {
+			return
+		}
+		if got.end != end || got.esc != esc || got.high != high {
+			t.Fatalf("%q: %+v, scanner end %d esc %v high %v", data, got, end, esc, high)
+		}
+		if !esc {
+			if len(dst) != 0 {
+				t.Fatalf("%q: appended %q without escapes", data, dst)
+			}
+			return
+		}
+		want, paired := jsonUnescapePaired(nil, data[1:end])
+		if string(dst) != string(want) || got.paired != paired {
+			t.Fatalf("%q: %q paired %v, want %q paired %v", data, dst, got.paired, want, paired)
+		}
+	})
+}

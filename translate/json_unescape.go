@@ -1,0 +1,207 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unescaping JSON strings, exactly as gjson does (see json_scan.go): after
+// a scan (jsonUnescape, jsonUnescapePaired) or during it
+// (jsonScanUnescape, for the texts a decoder keeps).
+
+// jsonText is what jsonScanUnescape found in a string.
+type jsonText struct {
+	end    int  // index of the closing quote
+	esc    bool // escapes occur; the text was appended to dst
+	high   bool // as jsonScanString's
+	paired bool // as jsonUnescapePaired's
+}
+
+// jsonScanUnescape scans and validates a string whose opening quote is at
+// data[i-1], as jsonScanString does, and unescapes it on the way, as
+// jsonUnescapePaired does, for the strings whose text is kept: one pass
+// instead of two. Once an escape is found, the contents read so far and
+// all that follows are appended to dst, unescaped; without escapes dst is
+// returned untouched (the text is data's bytes).
+func jsonScanUnescape(data []byte, i int, dst []byte) (jsonText, []byte, bool) {
+	t := jsonText{paired: true}
+	var seen uint64
+	run := i // start of the bytes not yet appended, once esc
+	for {
+		for i+8 <= len(data) {
+			v := binary.LittleEndian.Uint64(data[i:])
+			seen |= v
+			if m := jsonSpecialBytes(v); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		for i < len(data) && !jsonStringSpecial[data[i]] {
+			seen |= uint64(data[i])
+			i++
+		}
+		t.high = seen&0x8080808080808080 != 0
+		if i >= len(data) {
+			return t, dst, false
+		}
+		switch data[i] {
+		case '"':
+			if t.esc {
+				dst = append(dst, data[run:i]...)
+			}
+			t.end = i
+			return t, dst, true
+		case '\\':
+			dst = append(dst, data[run:i]...)
+			t.esc = true
+			i++
+			if i >= len(data) {
+				return t, dst, false
+			}
+			switch c := data[i]; c {
+			case '"', '\\', '/':
+				dst = append(dst, c)
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				if !jsonIsHex4(data, i+1) {
+					return t, dst, false
+				}
+				r := jsonHex4(data[i+1:])
+				i += 4
+				if utf16.IsSurrogate(r) {
+					// As gjson: the \u escape that follows is the pair,
+					// whatever it holds.
+					if i+2 < len(data) && data[i+1] == '\\' && data[i+2] == 'u' {
+						if !jsonIsHex4(data, i+3) {
+							return t, dst, false
+						}
+						r = utf16.DecodeRune(r, jsonHex4(data[i+3:]))
+						i += 6
+					}
+					if r == utf8.RuneError || utf16.IsSurrogate(r) {
+						t.paired = false
+					}
+				}
+				dst = utf8.AppendRune(dst, r)
+			default:
+				return t, dst, false
+			}
+			i++
+			run = i
+		default: // a control character
+			return t, dst, false
+		}
+	}
+}
+
+// jsonIsHex4 reports whether data[i:i+4] are four hex digits.
+func jsonIsHex4(data []byte, i int) bool {
+	return i+4 <= len(data) && jsonIsHex(data[i]) && jsonIsHex(data[i+1]) && jsonIsHex(data[i+2]) && jsonIsHex(data[i+3])
+}
+
+// jsonUnescape appends the contents of a valid JSON string (without its
+// quotes) to dst with the escapes resolved exactly as gjson resolves them:
+// a \u escape of a surrogate takes the \u escape that follows it as its
+// pair, even when the two do not form a valid pair (giving U+FFFD), and a
+// lone surrogate becomes U+FFFD.
+func jsonUnescape(dst, s []byte) []byte {
+	dst, _ = jsonUnescapePaired(dst, s)
+	return dst
+}
+
+// jsonUnescapePaired is jsonUnescape, also reporting whether every \u
+// escape of a surrogate was half of a valid pair (none became U+FFFD).
+func jsonUnescapePaired(dst, s []byte) ([]byte, bool) {
+	paired := true
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			// The run up to the next backslash is copied at once.
+			j := jsonIndexBackslash(s, i)
+			dst = append(dst, s[i:j]...)
+			if j == len(s) {
+				break
+			}
+			i = j
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := jsonHex4(s[i+1:])
+			i += 5
+			if utf16.IsSurrogate(r) {
+				if len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
+					r = utf16.DecodeRune(r, jsonHex4(s[i+2:]))
+					i += 6
+				}
+				if r == utf8.RuneError || utf16.IsSurrogate(r) {
+					paired = false
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i])
+		}
+		i++
+	}
+	return dst, paired
+}
+
+// jsonIndexBackslash returns the index of the first backslash in s at or
+// after i, or len(s). Runs between escapes are often short (a newline
+// every line of code), so the first 32 bytes are searched eight at a time
+// before bytes.IndexByte, whose setup costs more than such a run.
+func jsonIndexBackslash(s []byte, i int) int {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	for k := 0; k < 4 && i+8 <= len(s); k++ {
+		v := binary.LittleEndian.Uint64(s[i:]) ^ (ones * '\\')
+		if m := (v - ones) &^ v & high; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	if j := bytes.IndexByte(s[i:], '\\'); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
+// jsonHex4 reads the four hex digits starting s.
+func jsonHex4(s []byte) rune {
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
