@@ -11,6 +11,11 @@ type oaiPartScan struct {
 	typ, text, cacheControl, refusal, imageURL, file jsonSpan
 	image                                            [2]jsonSpan // url, detail
 	fileFields                                       [3]jsonSpan // filename, file_data, file_id
+
+	// The text and its form, read with the first text member when it is a
+	// string (textAt).
+	textStr  string
+	textForm jsonForm
 }
 
 // content decodes message idx's content, the value at data[i]: a string,
@@ -23,9 +28,9 @@ func (d *oaiRequestDecoder) content(i, idx int, role string, buf []Part) ([]Part
 	switch d.kindAt(i) {
 	case jsonNull:
 	case jsonString:
-		sp, end := d.value(i)
-		if sp.isString() {
-			buf = append(buf, d.textPart(sp))
+		_, text, form, end := d.textAt(i)
+		if text != "" {
+			buf = append(buf, Part{Type: PartText, Text: text, textForm: form})
 		}
 		return buf, end
 	case jsonArray:
@@ -63,6 +68,10 @@ func (d *oaiRequestDecoder) partAt(i int, p *oaiPartScan) int {
 		case "type":
 			m.i = d.first(&p.typ, m.i)
 		case "text":
+			if p.text.kind == jsonAbsent && d.kindAt(m.i) == jsonString {
+				p.text, p.textStr, p.textForm, m.i = d.textAt(m.i)
+				break
+			}
 			m.i = d.first(&p.text, m.i)
 		case "cache_control":
 			m.i = d.first(&p.cacheControl, m.i)
@@ -96,7 +105,7 @@ func (d *oaiRequestDecoder) contentPart(p *oaiPartScan, idx, j int, role string,
 	switch typ := d.str(p.typ); {
 	case typ == "text":
 		if p.text.isString() {
-			part := d.textPart(p.text)
+			part := Part{Type: PartText, Text: p.textStr, textForm: p.textForm}
 			if p.cacheControl.kind == jsonObject {
 				// OpenRouter-style clients mark cache breakpoints on
 				// OpenAI parts; keep them for backends that use them.

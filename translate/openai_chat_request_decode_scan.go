@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -44,8 +45,10 @@ type reqScanner struct {
 	// on the Request in the checks' order by recordDrops.
 	drops []oaiDrop
 
-	// arena holds short unescaped strings (see unescape).
-	arena []byte
+	// scratch is where texts are unescaped before keep copies them out;
+	// arena holds the short ones (see keep).
+	scratch []byte
+	arena   strings.Builder
 }
 
 // oaiDrop is a dropped field found at a place in the order of the checks.
@@ -120,35 +123,70 @@ func (d *reqScanner) text(sp jsonSpan) (string, jsonForm) {
 	return s, jsonForm{of: s, esc: esc}
 }
 
+// textAt reads the string value at data[i] (its opening quote) with its
+// form, scanning and unescaping it in one pass (jsonScanUnescape) rather
+// than a scan then an unescaping, and returns its span, its text, its form
+// and the index after it.
+func (d *reqScanner) textAt(i int) (sp jsonSpan, s string, form jsonForm, end int) {
+	start := i + 1
+	t, buf, ok := jsonScanUnescape(d.data, start, d.scratch[:0])
+	d.scratch = buf
+	if !ok {
+		d.bad = true
+		return jsonSpan{}, "", jsonForm{}, len(d.data)
+	}
+	sp = jsonSpan{start: start, end: t.end, kind: jsonString, esc: t.esc, high: t.high}
+	end = t.end + 1
+	if start == t.end {
+		return sp, "", jsonForm{}, end
+	}
+	raw := d.data[start:t.end]
+	esc := unsafe.String(&raw[0], len(raw))
+	s = esc
+	if t.esc {
+		s = d.keep(buf)
+	}
+	// newJSONForm's checks, from what the pass found (plain ASCII needs no
+	// UTF-8 check).
+	if t.paired && (!t.high || jsonSpliceableText(raw)) {
+		form = jsonForm{of: s, esc: esc}
+	}
+	return sp, s, form, end
+}
+
 // oaiArenaChunk is the size of the chunks short unescaped strings share
 // (tool call arguments, ids, short texts), so that each is not an
-// allocation of its own. A string a quarter of a chunk or longer gets its
-// own allocation, so at most a chunk's tail is wasted.
+// allocation of its own. A string over a quarter of a chunk gets its own
+// allocation, so at most a quarter of a chunk is wasted.
 const oaiArenaChunk = 16 << 10
 
 // unescape returns the text of escaped string contents and whether every
-// surrogate escape in them was paired (see jsonUnescapePaired). The text
-// is never longer than its escaped form, so it fits in the room reserved
-// for it and the arena never moves under the strings it backs.
+// surrogate escape in them was paired (see jsonUnescapePaired).
 func (d *reqScanner) unescape(raw []byte) (string, bool) {
-	var dst []byte
-	small := len(raw) < oaiArenaChunk/4
-	if small {
-		if cap(d.arena)-len(d.arena) < len(raw) {
-			d.arena = make([]byte, 0, oaiArenaChunk)
-		}
-		dst = d.arena[len(d.arena):]
-	} else {
-		dst = make([]byte, 0, len(raw))
-	}
-	dst, paired := jsonUnescapePaired(dst, raw)
-	if small {
-		d.arena = d.arena[:len(d.arena)+len(dst)]
-	}
+	dst, paired := jsonUnescapePaired(d.scratch[:0], raw)
+	d.scratch = dst
 	if len(dst) == 0 {
 		return "", paired
 	}
-	return unsafe.String(unsafe.SliceData(dst), len(dst)), paired
+	return d.keep(dst), paired
+}
+
+// keep returns a copy of b (not empty) that the IR can keep. Small texts
+// share the arena, a strings.Builder: its buffer is not zeroed before use
+// (unlike make's), and what was written to it never moves or changes, so
+// the strings cut from it stay valid while it fills. A large text is a
+// string of its own (a conversion, not zeroed either).
+func (d *reqScanner) keep(b []byte) string {
+	if len(b) > oaiArenaChunk/4 {
+		return string(b)
+	}
+	if d.arena.Cap()-d.arena.Len() < len(b) {
+		d.arena = strings.Builder{}
+		d.arena.Grow(oaiArenaChunk)
+	}
+	n := d.arena.Len()
+	d.arena.Write(b)
+	return d.arena.String()[n:]
 }
 
 // isString reports whether sp is a non-empty string. A string's contents

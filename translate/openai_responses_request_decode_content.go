@@ -20,9 +20,9 @@ func (d *respRequestDecoder) content(i, idx int, field, role string, buf []Part)
 	switch d.kindAt(i) {
 	case jsonNull:
 	case jsonString:
-		sp, end := d.value(i)
-		if sp.isString() {
-			buf = append(buf, d.textPart(sp))
+		_, text, form, end := d.textAt(i)
+		if text != "" {
+			buf = append(buf, Part{Type: PartText, Text: text, textForm: form})
 		}
 		return buf, end
 	case jsonArray:
