@@ -19,7 +19,10 @@ import (
 // not change while the IR is in use.
 func (openAIChatCodec) DecodeRequest(body []byte) (*Request, error) {
 	d := oaiRequestDecoder{reqScanner: reqScanner{data: body}, req: &Request{}, leading: true}
-	if err := d.decode(); err != nil {
+	d.takeScratch()
+	err := d.decode()
+	d.returnScratch()
+	if err != nil {
 		return nil, err
 	}
 	return d.req, nil

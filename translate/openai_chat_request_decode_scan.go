@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -49,6 +50,29 @@ type reqScanner struct {
 	// arena holds the short ones (see keep).
 	scratch []byte
 	arena   strings.Builder
+}
+
+// reqScratch holds the buffers texts are unescaped into before they are
+// copied out, so that a request's largest text does not cost a growing
+// buffer of garbage each time; reqScratchMax bounds what is kept.
+var reqScratch sync.Pool
+
+const reqScratchMax = 1 << 20
+
+// takeScratch takes a scratch buffer from the pool, for one decoding.
+func (d *reqScanner) takeScratch() {
+	if p, ok := reqScratch.Get().(*[]byte); ok {
+		d.scratch = *p
+	}
+}
+
+// returnScratch gives the scratch buffer back once the decoding is done.
+func (d *reqScanner) returnScratch() {
+	if cap(d.scratch) <= reqScratchMax {
+		s := d.scratch[:0]
+		reqScratch.Put(&s)
+	}
+	d.scratch = nil
 }
 
 // oaiDrop is a dropped field found at a place in the order of the checks.

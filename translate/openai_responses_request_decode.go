@@ -20,7 +20,10 @@ import (
 // body, which must not change while the IR is in use.
 func (openAIResponsesCodec) DecodeRequest(body []byte) (*Request, error) {
 	d := respRequestDecoder{reqScanner: reqScanner{data: body}, req: &Request{}, leading: true, open: -1}
-	if err := d.decode(); err != nil {
+	d.takeScratch()
+	err := d.decode()
+	d.returnScratch()
+	if err != nil {
 		return nil, err
 	}
 	return d.req, nil
