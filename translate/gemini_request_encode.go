@@ -30,7 +30,7 @@ func (geminiCodec) EncodeRequest(req *Request) ([]byte, error) {
 			}
 		}
 	}
-	b := make([]byte, 0, oaiRequestSizeHint(req))
+	b := make([]byte, 0, geminiRequestSizeHint(req))
 	b = append(b, `{"contents":[`...)
 	b = e.appendContents(b)
 	b = append(b, ']')
@@ -48,22 +48,61 @@ type geminiRequestEncoder struct {
 	req   *Request
 	names map[string]string // tool call id → function name
 
-	role  Role   // role of the content being assembled
-	parts []byte // its parts, comma-separated
+	// The conversation is written straight into the body: a content's
+	// opening is written with its first part, so that a content without
+	// parts is not written at all.
+	out   []byte // the body, while the conversation is written
+	role  Role   // role of the content being written
+	open  bool   // its opening is written
 	calls int    // functionCall parts in it
+}
+
+// geminiRequestSizeHint estimates the body size so that it is built
+// without regrowth. Texts count as the escaped form that will be copied,
+// when there is one.
+func geminiRequestSizeHint(req *Request) int {
+	n := 512
+	var parts func(ps []Part)
+	parts = func(ps []Part) {
+		for i := range ps {
+			p := &ps[i]
+			n += 48 + jsonTextSize(p.Text, p.textForm) + len(p.Signature)
+			if p.Media != nil {
+				n += len(p.Media.Data) + len(p.Media.URL) + len(p.Media.MediaType) + 48
+			}
+			if p.ToolCall != nil {
+				n += 96 + len(p.ToolCall.ID) + len(p.ToolCall.Name) + len(p.ToolCall.Arguments)
+			}
+			if p.ToolResult != nil {
+				n += 96 + len(p.ToolResult.CallID) + len(p.ToolResult.Name)
+				parts(p.ToolResult.Content)
+			}
+		}
+	}
+	parts(req.System)
+	for i := range req.Messages {
+		n += 32
+		parts(req.Messages[i].Parts)
+	}
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		n += 96 + len(t.Name) + jsonTextSize(t.Description, t.descForm) + len(t.Schema)
+	}
+	return n
 }
 
 // appendContents writes the conversation. Consecutive messages of one role
 // are merged into one content, as Gemini wants turns to alternate; system
 // messages inside the conversation join the system instruction instead.
 func (e *geminiRequestEncoder) appendContents(b []byte) []byte {
+	e.out = b
 	for i := range e.req.Messages {
 		m := &e.req.Messages[i]
 		if m.Role == RoleSystem {
 			continue
 		}
 		if m.Role != e.role {
-			b = e.flush(b)
+			e.flush()
 			e.role = m.Role
 		}
 		if m.Role == RoleAssistant {
@@ -72,29 +111,33 @@ func (e *geminiRequestEncoder) appendContents(b []byte) []byte {
 			e.appendUserParts(m.Parts)
 		}
 	}
-	return e.flush(b)
-}
-
-// flush writes the content being assembled, if it has parts.
-func (e *geminiRequestEncoder) flush(b []byte) []byte {
-	if len(e.parts) > 0 {
-		b = appendJSONComma(b)
-		if e.role == RoleAssistant {
-			b = append(b, `{"role":"model","parts":[`...)
-		} else {
-			b = append(b, `{"role":"user","parts":[`...)
-		}
-		b = append(b, e.parts...)
-		b = append(b, "]}"...)
-	}
-	e.parts, e.calls = e.parts[:0], 0
+	e.flush()
+	b, e.out = e.out, nil
 	return b
 }
 
-func (e *geminiRequestEncoder) partStart() {
-	if len(e.parts) > 0 {
-		e.parts = append(e.parts, ',')
+// flush closes the content being written, if it has parts.
+func (e *geminiRequestEncoder) flush() {
+	if e.open {
+		e.out = append(e.out, "]}"...)
 	}
+	e.open, e.calls = false, 0
+}
+
+// partStart starts a part: after a comma, or after the opening of the
+// content when it is the first.
+func (e *geminiRequestEncoder) partStart() {
+	if e.open {
+		e.out = append(e.out, ',')
+		return
+	}
+	e.out = appendJSONComma(e.out)
+	if e.role == RoleAssistant {
+		e.out = append(e.out, `{"role":"model","parts":[`...)
+	} else {
+		e.out = append(e.out, `{"role":"user","parts":[`...)
+	}
+	e.open = true
 }
 
 func (e *geminiRequestEncoder) noteCacheControl(p *Part) {
@@ -127,7 +170,7 @@ func (e *geminiRequestEncoder) appendUserParts(parts []Part) {
 		e.noteCacheControl(p)
 		switch p.Type {
 		case PartText:
-			e.appendText(p.Text)
+			e.appendText(p)
 		case PartImage, PartDocument:
 			e.appendMedia(p)
 		case PartToolResult:
@@ -137,14 +180,14 @@ func (e *geminiRequestEncoder) appendUserParts(parts []Part) {
 	}
 }
 
-func (e *geminiRequestEncoder) appendText(text string) {
-	if text == "" {
+func (e *geminiRequestEncoder) appendText(p *Part) {
+	if p.Text == "" {
 		return
 	}
 	e.partStart()
-	e.parts = append(e.parts, `{"text":`...)
-	e.parts = appendJSONString(e.parts, text)
-	e.parts = append(e.parts, '}')
+	e.out = append(e.out, `{"text":`...)
+	e.out = appendJSONText(e.out, p.Text, p.textForm)
+	e.out = append(e.out, '}')
 }
 
 // appendMedia writes an image or document as inlineData (base64, also from
@@ -173,22 +216,22 @@ func (e *geminiRequestEncoder) appendMedia(p *Part) {
 			mime = "application/octet-stream"
 		}
 		e.partStart()
-		e.parts = append(e.parts, `{"inlineData":{"mimeType":`...)
-		e.parts = appendJSONString(e.parts, mime)
-		e.parts = append(e.parts, `,"data":`...)
-		e.parts = appendJSONString(e.parts, data)
-		e.parts = append(e.parts, "}}"...)
+		e.out = append(e.out, `{"inlineData":{"mimeType":`...)
+		e.out = appendJSONString(e.out, mime)
+		e.out = append(e.out, `,"data":`...)
+		e.out = appendJSONString(e.out, data)
+		e.out = append(e.out, "}}"...)
 	case uri != "" && !strings.HasPrefix(uri, "data:"):
 		e.partStart()
-		e.parts = append(e.parts, `{"fileData":{`...)
+		e.out = append(e.out, `{"fileData":{`...)
 		if mime != "" {
-			e.parts = append(e.parts, `"mimeType":`...)
-			e.parts = appendJSONString(e.parts, mime)
-			e.parts = append(e.parts, ',')
+			e.out = append(e.out, `"mimeType":`...)
+			e.out = appendJSONString(e.out, mime)
+			e.out = append(e.out, ',')
 		}
-		e.parts = append(e.parts, `"fileUri":`...)
-		e.parts = appendJSONString(e.parts, uri)
-		e.parts = append(e.parts, "}}"...)
+		e.out = append(e.out, `"fileUri":`...)
+		e.out = appendJSONString(e.out, uri)
+		e.out = append(e.out, "}}"...)
 	default:
 		e.req.Drop("messages.content."+string(p.Type), "media without data or a URL")
 	}
@@ -205,30 +248,33 @@ func (e *geminiRequestEncoder) appendFunctionResponse(tr *ToolResult) {
 	}
 	id, _ := geminiSplitCallID(tr.CallID)
 	e.partStart()
-	e.parts = append(e.parts, `{"functionResponse":{`...)
+	e.out = append(e.out, `{"functionResponse":{`...)
 	if id != "" {
-		e.parts = append(e.parts, `"id":`...)
-		e.parts = appendJSONString(e.parts, id)
-		e.parts = append(e.parts, ',')
+		e.out = append(e.out, `"id":`...)
+		e.out = appendJSONString(e.out, id)
+		e.out = append(e.out, ',')
 	}
-	e.parts = append(e.parts, `"name":`...)
-	e.parts = appendJSONString(e.parts, name)
+	e.out = append(e.out, `"name":`...)
+	e.out = appendJSONString(e.out, name)
 	if tr.IsError {
-		e.parts = append(e.parts, `,"response":{"error":`...)
+		e.out = append(e.out, `,"response":{"error":`...)
 	} else {
-		e.parts = append(e.parts, `,"response":{"output":`...)
+		e.out = append(e.out, `,"response":{"output":`...)
 	}
-	var text strings.Builder
+	// The texts joined by newlines, written piece by piece: each text's
+	// escaped form is copied when it has one.
+	e.out = append(e.out, '"')
+	n := 0
 	for i := range tr.Content {
 		if c := &tr.Content[i]; c.Type == PartText {
-			if text.Len() > 0 {
-				text.WriteByte('\n')
+			if n > 0 {
+				e.out = append(e.out, `\n`...)
 			}
-			text.WriteString(c.Text)
+			n++
+			e.out = appendJSONTextContents(e.out, c.Text, c.textForm)
 		}
 	}
-	e.parts = appendJSONString(e.parts, text.String())
-	e.parts = append(e.parts, "}}}"...)
+	e.out = append(e.out, `"}}}`...)
 }
 
 // appendModelParts writes an assistant message. A functionCall part gets
@@ -241,7 +287,7 @@ func (e *geminiRequestEncoder) appendModelParts(parts []Part) {
 		e.noteCacheControl(p)
 		switch p.Type {
 		case PartText:
-			e.appendText(p.Text)
+			e.appendText(p)
 		case PartThinking:
 			if p.Signature == "" {
 				if p.Text != "" {
@@ -250,14 +296,14 @@ func (e *geminiRequestEncoder) appendModelParts(parts []Part) {
 				continue
 			}
 			e.partStart()
-			e.parts = append(e.parts, `{"text":`...)
-			e.parts = appendJSONString(e.parts, p.Text)
+			e.out = append(e.out, `{"text":`...)
+			e.out = appendJSONText(e.out, p.Text, p.textForm)
 			if p.Text != "" {
-				e.parts = append(e.parts, `,"thought":true`...)
+				e.out = append(e.out, `,"thought":true`...)
 			}
-			e.parts = append(e.parts, `,"thoughtSignature":`...)
-			e.parts = appendJSONString(e.parts, p.Signature)
-			e.parts = append(e.parts, '}')
+			e.out = append(e.out, `,"thoughtSignature":`...)
+			e.out = appendJSONString(e.out, p.Signature)
+			e.out = append(e.out, '}')
 		case PartRedactedThinking:
 			e.req.Drop("redacted_thinking", geminiDropRedacted)
 		case PartToolCall:
@@ -277,22 +323,22 @@ func (e *geminiRequestEncoder) appendFunctionCall(tc *ToolCall) {
 	}
 	e.calls++
 	e.partStart()
-	e.parts = append(e.parts, `{"functionCall":{`...)
+	e.out = append(e.out, `{"functionCall":{`...)
 	if id != "" {
-		e.parts = append(e.parts, `"id":`...)
-		e.parts = appendJSONString(e.parts, id)
-		e.parts = append(e.parts, ',')
+		e.out = append(e.out, `"id":`...)
+		e.out = appendJSONString(e.out, id)
+		e.out = append(e.out, ',')
 	}
-	e.parts = append(e.parts, `"name":`...)
-	e.parts = appendJSONString(e.parts, tc.Name)
-	e.parts = append(e.parts, `,"args":`...)
-	e.parts = geminiAppendArgs(e.parts, tc.Arguments)
-	e.parts = append(e.parts, '}')
+	e.out = append(e.out, `"name":`...)
+	e.out = appendJSONString(e.out, tc.Name)
+	e.out = append(e.out, `,"args":`...)
+	e.out = geminiAppendArgs(e.out, tc.Arguments)
+	e.out = append(e.out, '}')
 	if sig != "" {
-		e.parts = append(e.parts, `,"thoughtSignature":`...)
-		e.parts = appendJSONString(e.parts, sig)
+		e.out = append(e.out, `,"thoughtSignature":`...)
+		e.out = appendJSONString(e.out, sig)
 	}
-	e.parts = append(e.parts, '}')
+	e.out = append(e.out, '}')
 }
 
 // geminiAppendArgs appends tool-call arguments as the JSON object Gemini
@@ -327,7 +373,7 @@ func (e *geminiRequestEncoder) appendSystem(b []byte) []byte {
 		}
 		n++
 		b = append(b, `{"text":`...)
-		b = appendJSONString(b, p.Text)
+		b = appendJSONText(b, p.Text, p.textForm)
 		b = append(b, '}')
 	}
 	for i := range e.req.System {
@@ -371,7 +417,7 @@ func (e *geminiRequestEncoder) appendTools(b []byte) []byte {
 		b = appendJSONString(b, t.Name)
 		if t.Description != "" {
 			b = append(b, `,"description":`...)
-			b = appendJSONString(b, t.Description)
+			b = appendJSONText(b, t.Description, t.descForm)
 		}
 		if len(t.Schema) > 0 && !geminiSchemaEmpty(t.Schema) {
 			if s, ok := geminiJSONSchema(t.Schema); ok {

@@ -95,7 +95,8 @@ func geminiSchemaEmpty(raw []byte) bool {
 		case "type":
 			empty = v.Str == "object" || v.Str == "OBJECT"
 		case "properties":
-			empty = len(v.Map()) == 0
+			// No member; Map would build a map only to count them.
+			empty = !v.IsObject() || strings.TrimSpace(v.Raw[1:len(v.Raw)-1]) == ""
 		case "$schema", "additionalProperties", "description", "title":
 		default:
 			empty = false

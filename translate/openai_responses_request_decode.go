@@ -1,17 +1,11 @@
 package translate
 
 import (
-	"encoding/json"
-	"fmt"
-	"strings"
-
-	"github.com/tidwall/gjson"
+	"slices"
 )
 
 // DecodeRequest implements Codec. It parses a Responses request, as Codex
-// and the openai SDKs send it, into the IR.
-//
-// The input is a list of items rather than messages: the IR gathers the
+// sends it, into the IR. Input items are grouped into turns: the consecutive
 // items the model produced in one turn (reasoning, text, function calls)
 // into one assistant message, and the tool outputs that answer them, with
 // any user text that follows, into one user message. instructions and the
@@ -20,16 +14,16 @@ import (
 // Custom (freeform) tools become function tools with one string argument
 // (see Tool.Custom); hosted tools (web search, file search, ...) cannot run
 // anywhere but at OpenAI and are left out.
+//
+// The body is walked once and validated on the way, as by the OpenAI Chat
+// decoder (reqScanner): the IR's strings and raw subtrees are views of
+// body, which must not change while the IR is in use.
 func (openAIResponsesCodec) DecodeRequest(body []byte) (*Request, error) {
-	if !gjson.ValidBytes(body) {
-		return nil, BadRequest("request body is not valid JSON")
-	}
-	root := gjson.ParseBytes(body)
-	if !root.IsObject() {
-		return nil, BadRequest("request body must be a JSON object")
-	}
-	d := respRequestDecoder{req: &Request{}}
-	if err := d.decode(root); err != nil {
+	d := respRequestDecoder{reqScanner: reqScanner{data: body}, req: &Request{}, leading: true, open: -1}
+	d.takeScratch()
+	err := d.decode()
+	d.returnScratch()
+	if err != nil {
 		return nil, err
 	}
 	return d.req, nil
@@ -37,6 +31,7 @@ func (openAIResponsesCodec) DecodeRequest(body []byte) (*Request, error) {
 
 // respRequestDecoder holds the state of one DecodeRequest call.
 type respRequestDecoder struct {
+	reqScanner
 	req *Request
 
 	leading bool // still in the run of system messages that opens the input
@@ -48,7 +43,35 @@ type respRequestDecoder struct {
 	// toolRun is whether the open user message holds tool outputs, which
 	// later outputs and user text join.
 	toolRun bool
+
+	// buf collects one item's content parts before they are copied into a
+	// slice of the right size.
+	buf []Part
 }
+
+// The order of the checks of a Responses request (see oaiAt for why it
+// matters): the top-level members decode reads first, then each input
+// item's checks, then the other top-level fields in the body's order.
+const (
+	respAtModel = iota
+	respAtPreviousResponse
+	respAtConversation
+	respAtBackground
+	respAtInstructions
+	respAtInput
+	respAtItems
+)
+
+// The checks of one input item, in order.
+const (
+	respStageObject  = iota // the item is an object
+	respStageItem           // its role, name, call_id, type
+	respStageContent        // its content or output
+	respStages
+)
+
+// respAt is the place of stage of input item i in the order of the checks.
+func respAt(i, stage int) int { return respAtItems + i*respStages + stage }
 
 // respDroppedFields are request fields with no equivalent in the other
 // protocols, with the reason recorded when a request uses them.
@@ -68,584 +91,168 @@ func respBadRequest(param, format string, args ...any) *Error {
 	return oaiBadRequest(param, format, args...)
 }
 
-func (d *respRequestDecoder) decode(root gjson.Result) *Error {
-	model := root.Get("model")
-	if model.Type != gjson.String || model.Str == "" {
-		return respBadRequest("model", "model: a model name is required")
+func (d *respRequestDecoder) decode() *Error {
+	data := d.data
+	i := jsonSkipSpace(data, 0)
+	if d.kindAt(i) != jsonObject {
+		if _, end, ok := jsonScanValue(data, i); ok && jsonScanTail(data, end) {
+			return BadRequest("request body must be a JSON object")
+		}
+		return BadRequest("request body is not valid JSON")
 	}
-	d.req.Model = model.Str
-
-	for _, key := range [...]string{"previous_response_id", "conversation"} {
-		if v := root.Get(key); v.Exists() && v.Type != gjson.Null && v.Str != "" {
-			return respBadRequest(key, "%s: louter is stateless and stores no responses; send the whole conversation in input (as Codex does with store:false)", key)
+	// The members read first: the first of each name, as gjson's Get.
+	var model, prev, conv, background, instructions, input jsonSpan
+	m := d.members(i)
+	for {
+		key, ok := d.nextMember(&m)
+		if !ok {
+			break
+		}
+		switch key {
+		case "model":
+			m.i = d.first(&model, m.i)
+		case "previous_response_id":
+			m.i = d.first(&prev, m.i)
+		case "conversation":
+			m.i = d.first(&conv, m.i)
+		case "background":
+			m.i = d.first(&background, m.i)
+		case "instructions":
+			m.i = d.first(&instructions, m.i)
+		case "input":
+			if input.kind == jsonAbsent && d.kindAt(m.i) == jsonArray {
+				start := m.i
+				m.i = d.items(m.i)
+				input = jsonSpan{start: start, end: m.i, kind: jsonArray}
+				break
+			}
+			m.i = d.first(&input, m.i)
+		default:
+			m.i = d.field(key, m.i)
 		}
 	}
-	if v := root.Get("background"); v.Type == gjson.True {
-		return respBadRequest("background", "background: louter answers requests while they are open; background responses are not supported")
+	if d.bad || !jsonScanTail(data, m.i) {
+		return BadRequest("request body is not valid JSON")
 	}
 
-	if in := root.Get("instructions"); in.Type == gjson.String && in.Str != "" {
-		d.req.System = append(d.req.System, Part{Type: PartText, Text: in.Str})
-	} else if in.Exists() && in.Type != gjson.Null && in.Type != gjson.String {
-		return oaiInvalidType("instructions", wantString, in)
+	req := d.req
+	if !model.isString() {
+		d.fail(respAtModel, respBadRequest("model", "model: a model name is required"))
 	}
-
-	input := root.Get("input")
-	switch {
-	case input.Type == gjson.String:
-		d.req.Messages = append(d.req.Messages, Message{Role: RoleUser, Parts: []Part{{Type: PartText, Text: input.Str}}})
-	case input.IsArray():
-		if err := d.items(input); err != nil {
-			return err
+	if prev.isString() {
+		d.fail(respAtPreviousResponse, respStateless("previous_response_id"))
+	}
+	if conv.isString() {
+		d.fail(respAtConversation, respStateless("conversation"))
+	}
+	if d.isTrue(background) {
+		d.fail(respAtBackground, respBadRequest("background", "background: louter answers requests while they are open; background responses are not supported"))
+	}
+	switch instructions.kind {
+	case jsonAbsent, jsonNull:
+	case jsonString:
+		if instructions.isString() {
+			// The system prompt starts with the instructions, whatever
+			// the order of the members.
+			req.System = slices.Insert(req.System, 0, d.textPart(instructions))
 		}
-	case !input.Exists() || input.Type == gjson.Null:
-		return respBadRequest("input", "input: field is required")
 	default:
-		return oaiInvalidType("input", wantStringOrArray, input)
+		d.fail(respAtInstructions, oaiInvalidType("instructions", wantString, d.result(instructions)))
 	}
-
-	var err *Error
-	root.ForEach(func(k, v gjson.Result) bool {
-		err = d.field(k.Str, v)
-		return err == nil
-	})
-	return err
+	switch input.kind {
+	case jsonString:
+		req.Messages = append(req.Messages, Message{Role: RoleUser, Parts: []Part{d.textPart(input)}})
+	case jsonArray:
+	case jsonAbsent, jsonNull:
+		d.fail(respAtInput, respBadRequest("input", "input: field is required"))
+	default:
+		d.fail(respAtInput, oaiInvalidType("input", wantStringOrArray, d.result(input)))
+	}
+	if d.err != nil {
+		return d.err
+	}
+	req.Model = d.str(model)
+	d.recordDrops(req)
+	return nil
 }
 
-// field decodes one top-level member other than those decode reads first.
-func (d *respRequestDecoder) field(key string, v gjson.Result) *Error {
+// respStateless is the error for a member that refers to stored state.
+func respStateless(key string) *Error {
+	return respBadRequest(key, "%s: louter is stateless and stores no responses; send the whole conversation in input (as Codex does with store:false)", key)
+}
+
+// textPart makes a text part of a string value, with its form.
+func (d *reqScanner) textPart(sp jsonSpan) Part {
+	p := Part{Type: PartText}
+	p.Text, p.textForm = d.text(sp)
+	return p
+}
+
+// field decodes the top-level member key, other than those decode reads
+// first, whose value starts at data[i], and returns the index after the
+// value. Every occurrence of a name is decoded in turn.
+func (d *respRequestDecoder) field(key string, i int) int {
+	if key == "tools" {
+		return d.tools(i)
+	}
+	v, end := d.value(i)
+	if d.bad {
+		return end
+	}
 	req := d.req
 	var err *Error
 	switch key {
-	case "model", "input", "instructions", "previous_response_id", "conversation", "background":
-		// Decoded first, in decode.
-	case "tools":
-		err = d.tools(v)
 	case "tool_choice":
-		err = d.toolChoice(v)
+		d.toolChoice(v)
 	case "parallel_tool_calls":
-		req.ParallelToolCalls, err = oaiBool(v, key)
+		req.ParallelToolCalls, err = oaiBool(d.result(v), key)
 	case "max_output_tokens":
-		req.MaxTokens, err = oaiMaxTokens(v, key)
+		req.MaxTokens, err = oaiMaxTokens(d.result(v), key)
 	case "temperature":
-		req.Temperature, err = oaiFloat(v, key, ruleTemp2)
+		req.Temperature, err = oaiFloat(d.result(v), key, ruleTemp2)
 	case "top_p":
-		req.TopP, err = oaiFloat(v, key, ruleUnit)
+		req.TopP, err = oaiFloat(d.result(v), key, ruleUnit)
 	case "reasoning":
-		err = d.reasoning(v)
+		d.reasoning(v)
 	case "text":
-		err = d.text(v)
+		d.textSettings(v)
 	case "stream":
 		var b *bool
-		if b, err = oaiBool(v, key); b != nil {
+		if b, err = oaiBool(d.result(v), key); b != nil {
 			req.Stream = *b
 		}
 	case "stream_options":
 		// include_obfuscation needs no translation: louter never pads events.
 	case "user":
-		req.User, err = oaiString(v, key)
+		req.User, err = oaiString(d.result(v), key)
 	case "store":
-		if v.Type == gjson.True {
-			req.Drop("store", "louter is stateless and stores no responses")
+		if d.isTrue(v) {
+			d.drop(oaiAtFields, "store", "louter is stateless and stores no responses")
 		}
 	case "include":
-		v.ForEach(func(_, inc gjson.Result) bool {
+		for inc := range d.each(v) {
 			// Encrypted reasoning is always returned when there is any:
 			// a stateless client needs it to continue.
-			if inc.Str != "reasoning.encrypted_content" {
-				req.Drop("include."+inc.Str, "not available from other protocols")
+			if s := d.str(inc); s != "reasoning.encrypted_content" {
+				d.drop(oaiAtFields, "include."+s, "not available from other protocols")
 			}
-			return true
-		})
+		}
 	case "safety_identifier":
-		if req.User == "" && v.Type == gjson.String {
-			req.User = v.Str
+		if req.User == "" && v.kind == jsonString {
+			req.User = d.str(v)
 		}
 	default:
-		if v.Type == gjson.Null || v.Type == gjson.False {
+		if v.kind == jsonNull || v.kind == jsonBool && !d.isTrue(v) {
 			break // an explicit default asks for nothing
 		}
 		reason, known := respDroppedFields[key]
 		if !known {
 			reason = "not part of the Responses API; not translated"
 		}
-		req.Drop(key, reason)
+		d.drop(oaiAtFields, key, reason)
 	}
-	return err
-}
-
-func (d *respRequestDecoder) reasoning(v gjson.Result) *Error {
-	if v.Type == gjson.Null {
-		return nil
+	if err != nil {
+		d.fail(oaiAtFields, err)
 	}
-	if !v.IsObject() {
-		return respBadRequest("reasoning", "reasoning: must be an object")
-	}
-	effort := v.Get("effort").Str
-	summary := v.Get("summary").Str
-	if summary == "" {
-		summary = v.Get("generate_summary").Str // deprecated name
-	}
-	if effort == "" && summary == "" {
-		return nil
-	}
-	r := &Reasoning{Mode: ReasoningEnabled, Effort: effort, Display: summary}
-	if effort == "none" {
-		r.Mode = ReasoningDisabled
-	}
-	d.req.Reasoning = r
-	return nil
-}
-
-func (d *respRequestDecoder) text(v gjson.Result) *Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	if !v.IsObject() {
-		return respBadRequest("text", "text: must be an object")
-	}
-	if verb := v.Get("verbosity"); verb.Type == gjson.String && verb.Str != "" {
-		d.req.Drop("text.verbosity", "verbosity has no equivalent in other protocols")
-	}
-	f := v.Get("format")
-	if !f.IsObject() {
-		return nil
-	}
-	switch typ := f.Get("type").Str; typ {
-	case "text":
-	case "json_object":
-		d.req.ResponseFormat = &ResponseFormat{Type: typ}
-	case "json_schema":
-		rf := &ResponseFormat{Type: typ, Name: f.Get("name").Str, Description: f.Get("description").Str}
-		if s := f.Get("schema"); s.Exists() && s.Type != gjson.Null {
-			rf.Schema = json.RawMessage(s.Raw)
-		}
-		if s := f.Get("strict"); s.IsBool() {
-			b := s.Bool()
-			rf.Strict = &b
-		}
-		d.req.ResponseFormat = rf
-	default:
-		d.req.Drop("text.format", fmt.Sprintf("type %q is not supported", typ))
-	}
-	return nil
-}
-
-// tools decodes the tool list: function tools as they are, custom tools as
-// functions with one string argument, the function and custom tools of a
-// namespace flattened into the list; hosted tools are left out.
-func (d *respRequestDecoder) tools(v gjson.Result) *Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	if !v.IsArray() {
-		return oaiInvalidType("tools", wantArray, v)
-	}
-	var err *Error
-	i := 0
-	v.ForEach(func(_, t gjson.Result) bool {
-		err = d.tool(t, fmt.Sprintf("tools[%d]", i), true)
-		i++
-		return err == nil
-	})
-	return err
-}
-
-func (d *respRequestDecoder) tool(t gjson.Result, path string, top bool) *Error {
-	switch typ := t.Get("type").Str; typ {
-	case "function":
-		name := t.Get("name")
-		if name.Type != gjson.String || name.Str == "" {
-			return respBadRequest(path+".name", "%s.name: a function name is required", path)
-		}
-		tool := Tool{Name: name.Str, Description: t.Get("description").Str}
-		if p := t.Get("parameters"); p.Exists() && p.Type != gjson.Null {
-			tool.Schema = json.RawMessage(p.Raw)
-		}
-		if s := t.Get("strict"); s.IsBool() {
-			b := s.Bool()
-			tool.Strict = &b
-		}
-		d.req.Tools = append(d.req.Tools, tool)
-	case "custom":
-		name := t.Get("name")
-		if name.Type != gjson.String || name.Str == "" {
-			return respBadRequest(path+".name", "%s.name: a tool name is required", path)
-		}
-		d.req.Tools = append(d.req.Tools, Tool{
-			Name:        name.Str,
-			Description: t.Get("description").Str,
-			Schema:      respCustomSchema(t.Get("format")),
-			Custom:      true,
-		})
-	case "namespace":
-		if !top {
-			return respBadRequest(path+".type", "%s: namespaces cannot be nested", path)
-		}
-		var err *Error
-		j := 0
-		t.Get("tools").ForEach(func(_, inner gjson.Result) bool {
-			err = d.tool(inner, fmt.Sprintf("%s.tools[%d]", path, j), false)
-			j++
-			return err == nil
-		})
-		if err != nil {
-			return err
-		}
-		d.req.Drop("tools.namespace", "namespaces are flattened: their tools are offered by their own names")
-	case "":
-		return respBadRequest(path+".type", "%s.type: a tool type is required", path)
-	default:
-		// web_search, file_search, code_interpreter, tool_search, mcp,
-		// image_generation, computer_use, local_shell, ...: tools OpenAI
-		// runs (or that only its models know) which no other backend has.
-		d.req.Drop("tools."+typ, "hosted tools run only at OpenAI")
-	}
-	return nil
-}
-
-func (d *respRequestDecoder) toolChoice(v gjson.Result) *Error {
-	switch {
-	case v.Type == gjson.Null:
-		return nil
-	case v.Type == gjson.String:
-		switch v.Str {
-		case "none":
-			d.req.ToolChoice = &ToolChoice{Mode: ToolChoiceNone}
-		case "auto":
-			d.req.ToolChoice = &ToolChoice{Mode: ToolChoiceAuto}
-		case "required":
-			d.req.ToolChoice = &ToolChoice{Mode: ToolChoiceRequired}
-		default:
-			return respBadRequest("tool_choice", "tool_choice: unknown value %q", v.Str)
-		}
-		return nil
-	case !v.IsObject():
-		return respBadRequest("tool_choice", "tool_choice: must be a string or an object")
-	}
-	switch typ := v.Get("type").Str; typ {
-	case "function", "custom":
-		name := v.Get("name").Str
-		if name == "" {
-			return respBadRequest("tool_choice.name", "tool_choice.name: a tool name is required")
-		}
-		d.req.ToolChoice = &ToolChoice{Mode: ToolChoiceTool, Name: name}
-	case "allowed_tools":
-		tc := &ToolChoice{Mode: ToolChoiceAuto}
-		switch mode := v.Get("mode").Str; mode {
-		case "", "auto":
-		case "required":
-			tc.Mode = ToolChoiceRequired
-		default:
-			return respBadRequest("tool_choice.mode", "tool_choice.mode: unknown value %q", mode)
-		}
-		v.Get("tools").ForEach(func(_, t gjson.Result) bool {
-			if name := t.Get("name").Str; name != "" && (t.Get("type").Str == "function" || t.Get("type").Str == "custom") {
-				tc.Allowed = append(tc.Allowed, name)
-			} else {
-				d.req.Drop("tool_choice.allowed_tools."+t.Get("type").Str, "hosted tools run only at OpenAI")
-			}
-			return true
-		})
-		d.req.ToolChoice = tc
-	default:
-		d.req.Drop("tool_choice."+typ, "hosted tools run only at OpenAI")
-	}
-	return nil
-}
-
-// items decodes the input items in order.
-func (d *respRequestDecoder) items(arr gjson.Result) *Error {
-	d.leading, d.open = true, -1
-	var err *Error
-	i := -1
-	arr.ForEach(func(_, it gjson.Result) bool {
-		i++
-		if !it.IsObject() {
-			err = respBadRequest(fmt.Sprintf("input[%d]", i), "input[%d]: must be an object", i)
-			return false
-		}
-		err = d.item(it, i)
-		return err == nil
-	})
-	return err
-}
-
-func (d *respRequestDecoder) item(it gjson.Result, i int) *Error {
-	typ := it.Get("type").Str
-	if typ == "" && it.Get("role").Exists() {
-		typ = "message" // the easy form: {"role":…,"content":…}
-	}
-	switch typ {
-	case "message":
-		return d.message(it, i)
-	case "function_call":
-		name := it.Get("name").Str
-		if name == "" {
-			return respBadRequest(fmt.Sprintf("input[%d].name", i), "input[%d].name: a function name is required", i)
-		}
-		d.assistantPart(oaiToolCallPart(d.callID(it), name, it.Get("arguments")))
-	case "custom_tool_call":
-		name := it.Get("name").Str
-		if name == "" {
-			return respBadRequest(fmt.Sprintf("input[%d].name", i), "input[%d].name: a tool name is required", i)
-		}
-		d.assistantPart(Part{Type: PartToolCall, ToolCall: &ToolCall{ID: d.callID(it), Name: name, Arguments: respCustomArguments(it.Get("input").Str)}})
-	case "function_call_output", "custom_tool_call_output":
-		id := it.Get("call_id").Str
-		if id == "" {
-			return respBadRequest(fmt.Sprintf("input[%d].call_id", i), "input[%d].call_id: required in %s items", i, typ)
-		}
-		content, err := d.toolOutput(it.Get("output"), i)
-		if err != nil {
-			return err
-		}
-		d.toolResult(Part{Type: PartToolResult, ToolResult: &ToolResult{CallID: id, Content: content}})
-	case "reasoning":
-		d.reasoningItem(it)
-	case "item_reference":
-		return respBadRequest(fmt.Sprintf("input[%d]", i), "input[%d]: item_reference needs stored items; louter is stateless, send the items themselves", i)
-	default:
-		// web_search_call, file_search_call, local_shell_call, mcp_call,
-		// compaction, ...: the record of hosted tools and OpenAI-side
-		// features no other backend could read.
-		d.req.Drop("input."+typ, "items of hosted tools and OpenAI-side features are not translated")
-	}
-	return nil
-}
-
-// callID is a call item's call_id (what outputs refer to), or a new one
-// for a client that sent none.
-func (d *respRequestDecoder) callID(it gjson.Result) string {
-	if id := it.Get("call_id").Str; id != "" {
-		return id
-	}
-	return oaiNewCallID()
-}
-
-// assistantPart adds a part the model produced to the assistant message of
-// the turn being read, starting one if needed.
-func (d *respRequestDecoder) assistantPart(p Part) {
-	d.leading = false
-	if d.open < 0 || d.openRole != RoleAssistant {
-		d.req.Messages = append(d.req.Messages, Message{Role: RoleAssistant})
-		d.open, d.openRole, d.toolRun = len(d.req.Messages)-1, RoleAssistant, false
-	}
-	m := &d.req.Messages[d.open]
-	m.Parts = append(m.Parts, p)
-}
-
-// toolResult adds a tool output to the user message that answers the
-// model's calls, starting one if needed.
-func (d *respRequestDecoder) toolResult(p Part) {
-	d.leading = false
-	if d.open < 0 || d.openRole != RoleUser || !d.toolRun {
-		d.req.Messages = append(d.req.Messages, Message{Role: RoleUser})
-		d.open, d.openRole, d.toolRun = len(d.req.Messages)-1, RoleUser, true
-	}
-	m := &d.req.Messages[d.open]
-	m.Parts = append(m.Parts, p)
-}
-
-// reasoningItem turns a reasoning item into a thinking part: its summary
-// (or raw reasoning) is the text, its encrypted content the signature. An
-// item louter made for an Anthropic redacted_thinking block (its id says
-// so) becomes that block again.
-func (d *respRequestDecoder) reasoningItem(it gjson.Result) {
-	enc := it.Get("encrypted_content").Str
-	if strings.HasPrefix(it.Get("id").Str, respRedactedPrefix) {
-		if enc != "" {
-			d.assistantPart(Part{Type: PartRedactedThinking, Signature: enc})
-		}
-		return
-	}
-	var text strings.Builder
-	for _, key := range [...]string{"summary", "content"} {
-		it.Get(key).ForEach(func(_, s gjson.Result) bool {
-			if t := s.Get("text").Str; t != "" {
-				if text.Len() > 0 {
-					text.WriteString("\n\n")
-				}
-				text.WriteString(t)
-			}
-			return true
-		})
-		if text.Len() > 0 {
-			break // the summary, else the raw reasoning
-		}
-	}
-	if text.Len() == 0 && enc == "" {
-		return
-	}
-	d.assistantPart(Part{Type: PartThinking, Text: text.String(), Signature: enc})
-}
-
-// message decodes a message item.
-func (d *respRequestDecoder) message(it gjson.Result, i int) *Error {
-	role := it.Get("role").Str
-	path := fmt.Sprintf("input[%d].content", i)
-	switch role {
-	case "system", "developer":
-		parts, err := d.content(it.Get("content"), path, "system")
-		if err != nil {
-			return err
-		}
-		if d.leading {
-			d.req.System = append(d.req.System, parts...)
-		} else if len(parts) > 0 {
-			d.req.Messages = append(d.req.Messages, Message{Role: RoleSystem, Parts: parts})
-			d.open = -1
-		}
-	case "user":
-		parts, err := d.content(it.Get("content"), path, "user")
-		if err != nil {
-			return err
-		}
-		d.leading = false
-		if d.open >= 0 && d.openRole == RoleUser {
-			// Text sent along with tool outputs, or a second user item of
-			// the same turn: one user message, results first.
-			m := &d.req.Messages[d.open]
-			m.Parts = append(m.Parts, parts...)
-			d.toolRun = false
-			return nil
-		}
-		d.req.Messages = append(d.req.Messages, Message{Role: RoleUser, Parts: parts})
-		d.open, d.openRole, d.toolRun = len(d.req.Messages)-1, RoleUser, false
-	case "assistant":
-		parts, err := d.content(it.Get("content"), path, "assistant")
-		if err != nil {
-			return err
-		}
-		d.leading = false
-		for _, p := range parts {
-			d.assistantPart(p)
-		}
-	case "":
-		return respBadRequest(fmt.Sprintf("input[%d].role", i), "input[%d].role: a role is required", i)
-	default:
-		return respBadRequest(fmt.Sprintf("input[%d].role", i), "input[%d].role: unknown role %q", i, role)
-	}
-	return nil
-}
-
-// content decodes a message's content: a string or an array of parts.
-func (d *respRequestDecoder) content(c gjson.Result, path, role string) ([]Part, *Error) {
-	switch {
-	case !c.Exists() || c.Type == gjson.Null:
-		return nil, nil
-	case c.Type == gjson.String:
-		if c.Str == "" {
-			return nil, nil
-		}
-		return []Part{{Type: PartText, Text: c.Str}}, nil
-	case !c.IsArray():
-		return nil, respBadRequest(path, "%s: must be a string or an array of content parts", path)
-	}
-	var parts []Part
-	var err *Error
-	j := -1
-	c.ForEach(func(_, p gjson.Result) bool {
-		j++
-		var part Part
-		var ok bool
-		part, ok, err = d.contentPart(p, fmt.Sprintf("%s[%d]", path, j), role)
-		if ok {
-			parts = append(parts, part)
-		}
-		return err == nil
-	})
-	return parts, err
-}
-
-// contentPart decodes one content part; ok is false for a part that is
-// left out (its reason recorded) or empty.
-func (d *respRequestDecoder) contentPart(p gjson.Result, path, role string) (Part, bool, *Error) {
-	switch typ := p.Get("type").Str; typ {
-	case "input_text", "output_text", "text", "summary_text", "reasoning_text":
-		t := p.Get("text").Str
-		return Part{Type: PartText, Text: t}, t != "", nil
-	case "refusal":
-		t := p.Get("refusal").Str
-		return Part{Type: PartText, Text: t}, t != "", nil
-	case "input_image":
-		if role == "system" || role == "assistant" {
-			break
-		}
-		return d.image(p, path)
-	case "input_file":
-		if role == "system" || role == "assistant" {
-			break
-		}
-		return d.file(p)
-	case "":
-		return Part{}, false, respBadRequest(path+".type", "%s.type: a part type is required", path)
-	default:
-		d.req.Drop("content."+typ, fmt.Sprintf("%s parts are not supported", typ))
-		return Part{}, false, nil
-	}
-	d.req.Drop("content."+p.Get("type").Str, "only text is carried in "+role+" messages")
-	return Part{}, false, nil
-}
-
-func (d *respRequestDecoder) image(p gjson.Result, path string) (Part, bool, *Error) {
-	m := &Media{Detail: p.Get("detail").Str}
-	if m.Detail == "auto" {
-		m.Detail = "" // the default everywhere
-	}
-	url := p.Get("image_url").Str
-	switch {
-	case strings.HasPrefix(url, "data:"):
-		mt, data, ok := oaiParseDataURL(url)
-		if !ok {
-			d.req.Drop("input_image.image_url", "data URLs must be base64-encoded")
-			return Part{}, false, nil
-		}
-		m.MediaType, m.Data = mt, data
-	case url != "":
-		m.URL = url
-	case p.Get("file_id").Str != "":
-		m.FileID = p.Get("file_id").Str
-	default:
-		return Part{}, false, respBadRequest(path+".image_url", "%s: input_image needs image_url or file_id", path)
-	}
-	return Part{Type: PartImage, Media: m}, true, nil
-}
-
-func (d *respRequestDecoder) file(p gjson.Result) (Part, bool, *Error) {
-	m := &Media{Filename: p.Get("filename").Str}
-	switch data, id, url := p.Get("file_data").Str, p.Get("file_id").Str, p.Get("file_url").Str; {
-	case data != "":
-		if mt, payload, ok := oaiParseDataURL(data); ok {
-			m.MediaType, m.Data = mt, payload
-		} else {
-			m.MediaType, m.Data = "application/pdf", data // bare base64: a PDF, as OpenAI assumes
-		}
-	case id != "":
-		m.FileID = id
-	case url != "":
-		m.URL = url
-	default:
-		d.req.Drop("input_file", "an input_file part needs file_data, file_id or file_url")
-		return Part{}, false, nil
-	}
-	return Part{Type: PartDocument, Media: m}, true, nil
-}
-
-// toolOutput decodes a tool output: a string, or (Codex's custom tools,
-// images from view_image) an array of input_text / input_image parts.
-func (d *respRequestDecoder) toolOutput(o gjson.Result, i int) ([]Part, *Error) {
-	switch {
-	case o.Type == gjson.String:
-		if o.Str == "" {
-			return nil, nil
-		}
-		return []Part{{Type: PartText, Text: o.Str}}, nil
-	case o.IsArray():
-		return d.content(o, fmt.Sprintf("input[%d].output", i), "tool")
-	case !o.Exists() || o.Type == gjson.Null:
-		return nil, nil
-	}
-	// An object: pass its JSON on as text rather than lose it.
-	return []Part{{Type: PartText, Text: o.Raw}}, nil
+	return end
 }
