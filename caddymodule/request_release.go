@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 
@@ -27,19 +28,21 @@ func (q *chatRequest) requestRelease(r *http.Request, rw *responseWriter) func()
 			q.conversation.release()
 		}
 		releaseUpstreamBody(r)
-		slimRequest(rw.clientReq)
+		slimRequest(rw.clientReq, q.ep.protocol == translate.ProtocolOpenAIResponses)
 	}
 }
 
 // slimRequest cuts the client's decoded request down, in place, to what the
 // client-side encoders read once the answer is under way (the dialect
 // decoder, made when the answer began, keeps its own copy of the tools):
-// the model, the tools' names and kinds, the output
-// limit and reasoning settings (the Responses API echoes them), and the
-// stream options. The system prompt, the messages and the rest go. The
-// strings kept are copied, so that none of them holds the client's body,
-// of which decoders may keep views.
-func slimRequest(req *translate.Request) {
+// the model, the tools' names and kinds, the output limit and reasoning
+// settings, and the stream options. A Responses client's answer ends with
+// the response object, which echoes the request's tools (descriptions and
+// schemas included), tool choice and text format, so with echo those are
+// kept too. The system prompt, the messages and the rest go. The strings
+// kept are copied, so that none of them holds the client's body, of which
+// decoders keep views.
+func slimRequest(req *translate.Request, echo bool) {
 	if req == nil {
 		return
 	}
@@ -49,6 +52,11 @@ func slimRequest(req *translate.Request) {
 		tools := make([]translate.Tool, len(req.Tools))
 		for i, t := range req.Tools {
 			tools[i] = translate.Tool{Name: strings.Clone(t.Name), Custom: t.Custom}
+			if echo {
+				tools[i].Description = strings.Clone(t.Description)
+				tools[i].Schema = bytes.Clone(t.Schema)
+				tools[i].Strict = t.Strict
+			}
 		}
 		req.Tools = tools
 	}
@@ -58,5 +66,20 @@ func slimRequest(req *translate.Request) {
 		re.Effort, re.Display = strings.Clone(re.Effort), strings.Clone(re.Display)
 		req.Reasoning = &re
 	}
-	req.ToolChoice, req.StopSequences, req.ResponseFormat, req.User = nil, nil, nil, ""
+	req.StopSequences, req.User = nil, ""
+	if !echo {
+		req.ToolChoice, req.ResponseFormat = nil, nil
+		return
+	}
+	if tc := req.ToolChoice; tc != nil {
+		c := translate.ToolChoice{Mode: translate.ToolChoiceMode(strings.Clone(string(tc.Mode))), Name: strings.Clone(tc.Name)}
+		for _, a := range tc.Allowed {
+			c.Allowed = append(c.Allowed, strings.Clone(a))
+		}
+		req.ToolChoice = &c
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		req.ResponseFormat = &translate.ResponseFormat{Type: strings.Clone(rf.Type), Name: strings.Clone(rf.Name),
+			Description: strings.Clone(rf.Description), Schema: bytes.Clone(rf.Schema), Strict: rf.Strict}
+	}
 }

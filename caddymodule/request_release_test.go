@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 	"weak"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -132,5 +133,51 @@ func TestRequestReleasedAfterFirstContent(t *testing.T) {
 				t.Fatalf("status %d, body %.300s", rec.Code, rec.Body)
 			}
 		})
+	}
+}
+
+// TestSlimRequestKeepsResponsesEcho checks that a Responses client's
+// request keeps, once slimmed, what the final response object echoes (the
+// tools with their descriptions and schemas, the tool choice, the text
+// format), copied out of the body; and that other clients' requests lose
+// them.
+func TestSlimRequestKeepsResponsesEcho(t *testing.T) {
+	body := []byte(`{"model":"m","input":"hi","tool_choice":{"type":"function","name":"run"},` +
+		`"text":{"format":{"type":"json_schema","name":"out","schema":{"type":"object"}}},` +
+		`"tools":[{"type":"function","name":"run","description":"Runs a command.","strict":true,"parameters":{"type":"object","properties":{"cmd":{"type":"string"}}}}]}`)
+	inBody := func(s string) bool {
+		if s == "" {
+			return false
+		}
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		b := uintptr(unsafe.Pointer(&body[0]))
+		return p >= b && p < b+uintptr(len(body))
+	}
+	for _, echo := range []bool{true, false} {
+		c, _ := translate.Lookup(translate.ProtocolOpenAIResponses)
+		req, err := c.DecodeRequest(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slimRequest(req, echo)
+		if len(req.Tools) != 1 || req.Tools[0].Name != "run" || inBody(req.Tools[0].Name) {
+			t.Fatalf("echo=%v: tools %+v", echo, req.Tools)
+		}
+		tool := req.Tools[0]
+		if !echo {
+			if tool.Description != "" || tool.Schema != nil || req.ToolChoice != nil || req.ResponseFormat != nil {
+				t.Errorf("echo=false kept %+v, %+v, %+v", tool, req.ToolChoice, req.ResponseFormat)
+			}
+			continue
+		}
+		if tool.Description != "Runs a command." || inBody(tool.Description) || string(tool.Schema) != `{"type":"object","properties":{"cmd":{"type":"string"}}}` || inBody(string(tool.Schema)) || tool.Strict == nil || !*tool.Strict {
+			t.Errorf("echo=true tool %+v", tool)
+		}
+		if req.ToolChoice == nil || req.ToolChoice.Name != "run" || inBody(req.ToolChoice.Name) {
+			t.Errorf("echo=true tool choice %+v", req.ToolChoice)
+		}
+		if rf := req.ResponseFormat; rf == nil || rf.Name != "out" || inBody(rf.Name) || string(rf.Schema) != `{"type":"object"}` || inBody(string(rf.Schema)) {
+			t.Errorf("echo=true text format %+v", req.ResponseFormat)
+		}
 	}
 }
