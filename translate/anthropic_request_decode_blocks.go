@@ -151,7 +151,7 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 		return 0, errAnthSyntax
 	}
 	msg := Message{}
-	switch d.str(role) {
+	switch r := d.str(role); r {
 	case "user":
 		msg.Role = RoleUser
 	case "assistant":
@@ -161,8 +161,11 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 		// sometimes last).
 		msg.Role = RoleSystem
 	default:
-		role := path.key("role")
-		return 0, role.bad(fmt.Sprintf("unknown role %q", role.String()))
+		at := path.key("role")
+		if r == "" {
+			return 0, at.bad("a role is required: user or assistant")
+		}
+		return 0, at.bad(fmt.Sprintf("unknown role %q: user or assistant", r))
 	}
 	switch content.span.kind {
 	case jsonString:

@@ -229,8 +229,7 @@ func (d *anthRefDecoder) message(i int, m gjson.Result) *Error {
 		// sometimes last).
 		msg.Role = RoleSystem
 	default:
-		role := path.key("role")
-		return role.bad(fmt.Sprintf("unknown role %q", role.String()))
+		return unknownRoleRef(path, role.Str)
 	}
 	switch {
 	case content.Type == gjson.String:
@@ -588,4 +587,14 @@ func (d *anthRefDecoder) outputConfig(v gjson.Result) {
 		}
 		return true
 	})
+}
+
+// unknownRoleRef is the reference decoder's error for a role it does not
+// know, or none.
+func unknownRoleRef(path anthPath, role string) *Error {
+	at := path.key("role")
+	if role == "" {
+		return at.bad("a role is required: user or assistant")
+	}
+	return at.bad(fmt.Sprintf("unknown role %q: user or assistant", role))
 }

@@ -351,3 +351,19 @@ func FuzzAnthropicRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestAnthropicDecodeRequestRoleMessages checks that a refused role is
+// named in the error, and a missing one called missing.
+func TestAnthropicDecodeRequestRoleMessages(t *testing.T) {
+	c, _ := Lookup(ProtocolAnthropic)
+	for body, want := range map[string]string{
+		`{"model":"m","messages":[{"role":"tool","content":"x"}]}`: `messages.0.role: unknown role "tool": user or assistant`,
+		`{"model":"m","messages":[{"content":"x"}]}`:                `messages.0.role: a role is required: user or assistant`,
+	} {
+		_, err := c.DecodeRequest([]byte(body))
+		e, ok := errors.AsType[*Error](err)
+		if !ok || !strings.Contains(e.Message, want) {
+			t.Errorf("%s: got %v, want a message containing %q", body, err, want)
+		}
+	}
+}
