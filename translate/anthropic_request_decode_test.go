@@ -358,7 +358,7 @@ func TestAnthropicDecodeRequestRoleMessages(t *testing.T) {
 	c, _ := Lookup(ProtocolAnthropic)
 	for body, want := range map[string]string{
 		`{"model":"m","messages":[{"role":"tool","content":"x"}]}`: `messages.0.role: unknown role "tool": user or assistant`,
-		`{"model":"m","messages":[{"content":"x"}]}`:                `messages.0.role: a role is required: user or assistant`,
+		`{"model":"m","messages":[{"content":"x"}]}`:               `messages.0.role: a role is required: user or assistant`,
 	} {
 		_, err := c.DecodeRequest([]byte(body))
 		e, ok := errors.AsType[*Error](err)
