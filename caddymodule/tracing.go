@@ -3,12 +3,14 @@ package caddymodule
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -159,7 +161,7 @@ func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel st
 	if t == nil {
 		return r
 	}
-	ctx, span := t.span.TracerProvider().Tracer(tracerName).Start(r.Context(), "chat "+backendModel,
+	ctx, span := attemptTracer(t.span.TracerProvider()).Start(r.Context(), "chat "+backendModel,
 		trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(
 			semconv.GenAIOperationNameChat,
@@ -172,6 +174,34 @@ func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel st
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
 	}
 	return r.WithContext(ctx)
+}
+
+// providerTracer is louter's tracer of one tracer provider.
+type providerTracer struct {
+	provider *sdktrace.TracerProvider
+	tracer   trace.Tracer
+}
+
+// lastTracer caches louter's tracer of the last provider asked: asking
+// the SDK's provider for it again costs a mutex and a map lookup keyed by
+// the whole instrumentation scope on every request. Caddy's tracing
+// handlers share one provider, so the cache misses after a reload only.
+var lastTracer atomic.Pointer[providerTracer]
+
+// attemptTracer is louter's tracer of provider p. Only the SDK's
+// providers (Caddy's) are cached: another implementation's value may not
+// even be comparable.
+func attemptTracer(p trace.TracerProvider) trace.Tracer {
+	sp, ok := p.(*sdktrace.TracerProvider)
+	if !ok {
+		return p.Tracer(tracerName)
+	}
+	if c := lastTracer.Load(); c != nil && c.provider == sp {
+		return c.tracer
+	}
+	c := &providerTracer{provider: sp, tracer: sp.Tracer(tracerName)}
+	lastTracer.Store(c)
+	return c.tracer
 }
 
 // observe looks at one stream event of a translated response for the
