@@ -162,7 +162,7 @@ func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel st
 		return r
 	}
 	ctx, span := attemptTracer(t.span.TracerProvider()).Start(r.Context(), "chat "+backendModel,
-		trace.WithSpanKind(trace.SpanKindClient),
+		attemptSpanKind,
 		trace.WithAttributes(
 			semconv.GenAIOperationNameChat,
 			providerName(b.Protocol),
@@ -175,6 +175,10 @@ func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel st
 	}
 	return r.WithContext(ctx)
 }
+
+// attemptSpanKind is the attempt span's kind option, made once: each
+// trace.WithSpanKind call allocates it.
+var attemptSpanKind = trace.WithSpanKind(trace.SpanKindClient)
 
 // providerTracer is louter's tracer of one tracer provider.
 type providerTracer struct {
@@ -268,6 +272,25 @@ func attemptErrorType(rw *responseWriter) string {
 	return ""
 }
 
+// finishReasonAttrs are gen_ai.response.finish_reasons of the stop reasons
+// of the IR, made once: a slice attribute copies its slice on every call.
+var finishReasonAttrs = func() map[translate.StopReason]attribute.KeyValue {
+	m := map[translate.StopReason]attribute.KeyValue{}
+	for _, r := range []translate.StopReason{translate.StopEndTurn, translate.StopMaxTokens, translate.StopSequence, translate.StopToolUse,
+		translate.StopRefusal, translate.StopPauseTurn, translate.StopContextWindow, translate.StopError} {
+		m[r] = semconv.GenAIResponseFinishReasons(string(r))
+	}
+	return m
+}()
+
+// finishReasons is gen_ai.response.finish_reasons of stop reason r.
+func finishReasons(r translate.StopReason) attribute.KeyValue {
+	if kv, ok := finishReasonAttrs[r]; ok {
+		return kv
+	}
+	return semconv.GenAIResponseFinishReasons(string(r))
+}
+
 // responseAttrs are the response's attributes.
 func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 10)
@@ -278,7 +301,7 @@ func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
 		attrs = append(attrs, semconv.GenAIResponseModel(t.respModel))
 	}
 	if rw.stop != "" {
-		attrs = append(attrs, semconv.GenAIResponseFinishReasons(string(rw.stop)))
+		attrs = append(attrs, finishReasons(rw.stop))
 	}
 	if !rw.firstContent.IsZero() {
 		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(rw.firstContent.Sub(t.attemptStart).Seconds()))

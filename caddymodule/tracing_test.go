@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/louter/louter/translate"
@@ -162,6 +163,37 @@ func TestTracingBodyParams(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The cached tracer follows the provider: after a reload (a new provider),
+// attempt spans go to the new provider's processors, and back.
+func TestAttemptTracerFollowsProvider(t *testing.T) {
+	var recs [2]*tracetest.SpanRecorder
+	var reqs [2]*http.Request
+	for i := range recs {
+		reqs[i], _, recs[i] = tracedRequest(newRequest("POST", "/v1/messages", "{}"))
+	}
+	b := &Backend{Protocol: translate.ProtocolOpenAIChat, name: "oai"}
+	for _, i := range []int{0, 1, 1, 0} {
+		tr := startTrace(reqs[i], translate.ProtocolAnthropic, b, &translate.Request{Model: "m"}, "m", false, nil)
+		tr.startAttempt(reqs[i], b, "m")
+		tr.end(&responseWriter{status: 200, mode: modeStream}, true)
+	}
+	for i, want := range []int{2, 2} {
+		if got := len(recs[i].Ended()); got != want {
+			t.Errorf("provider %d got %d attempt spans, want %d", i, got, want)
+		}
+	}
+}
+
+// The cached finish reasons are the attributes semconv makes.
+func TestFinishReasons(t *testing.T) {
+	for _, r := range []translate.StopReason{translate.StopEndTurn, translate.StopToolUse, translate.StopError, "something_new"} {
+		got, want := finishReasons(r), semconv.GenAIResponseFinishReasons(string(r))
+		if got.Key != want.Key || got.Value.Emit() != want.Value.Emit() {
+			t.Errorf("%s: %v, want %v", r, got, want)
+		}
 	}
 }
 
