@@ -88,12 +88,8 @@ func printMarkdown(w io.Writer, res *results.Results) {
 			}
 			fmt.Fprintf(w, "\n%s, Caddy `tracing` + `metrics` at c=%d: %s µs/req against %s µs/req without, **%+.1f %%** CPU per streamed request (per repetition: %s; issue 14's goal: under 3 %%).\n",
 				strings.TrimSuffix(n, observedSuffix), c, num(s.CPUPerReq), num(rows[s.Baseline][c].CPUPerReq), (s.Ratio-1)*100, ratios(s.Ratios))
-			// What louter adds to Caddy's own cost: the rise of louter's
-			// CPU less the rise of Caddy's plain proxy, as a share of louter's.
-			if caddy, ok := rows["caddy-small-observed"][c]; ok && n == "louter-small-observed" && s.Ratio > 0 {
-				added := s.CPUPerReq - rows[s.Baseline][c].CPUPerReq - (caddy.CPUPerReq - rows[caddy.Baseline][c].CPUPerReq)
-				fmt.Fprintf(w, "Of that, Caddy's own (its plain proxy: %+.1f %%) is %s µs/req, louter's %s µs/req (**%+.1f %%** of louter's CPU).\n",
-					(caddy.Ratio-1)*100, num(caddy.CPUPerReq-rows[caddy.Baseline][c].CPUPerReq), num(added), 100*added/rows[s.Baseline][c].CPUPerReq)
+			if caddy, ok := rows["caddy-small-observed"][c]; ok && n == "louter-small-observed" {
+				fmt.Fprint(w, louterShare(s, caddy, rows[s.Baseline][c].CPUPerReq, rows[caddy.Baseline][c].CPUPerReq))
 			}
 		}
 	}
@@ -139,6 +135,28 @@ func ratios(rs []float64) string {
 }
 
 // added is a difference to the baseline, or "–" for a baseline.
+// louterShare splits the tracing and metrics cost of louter's observed
+// target (obs, against louter's CPU per request) into Caddy's own — the
+// rise of its plain proxy (caddy, against caddyCPU) — and what louter adds
+// on top, paired per repetition: (rise of louter) − (rise of Caddy), as a
+// share of louter's CPU.
+func louterShare(obs, caddy results.Summary, louterCPU, caddyCPU float64) string {
+	n := min(len(obs.Ratios), len(caddy.Ratios))
+	if n == 0 || louterCPU <= 0 {
+		return ""
+	}
+	shares := make([]float64, n)
+	for i := range n {
+		shares[i] = (obs.Ratios[i] - 1) - (caddy.Ratios[i]-1)*caddyCPU/louterCPU
+	}
+	share := median(shares)
+	for i := range shares {
+		shares[i]++ // shown as ratios, as the other lines
+	}
+	return fmt.Sprintf("Of that, Caddy's own (its plain proxy: %+.1f %%) is about %s µs/req; louter adds about %s µs/req, **%+.1f %%** of louter's CPU (per repetition: %s).\n",
+		(caddy.Ratio-1)*100, num((caddy.Ratio-1)*caddyCPU), num(share*louterCPU), share*100, ratios(shares))
+}
+
 // observedSuffix ends the name of a target run with Caddy's tracing and
 // metrics on; its baseline is the same target with them off.
 const observedSuffix = "-observed"
