@@ -47,13 +47,19 @@ const eventFirstChunk = "gen_ai.first_chunk"
 type requestTrace struct {
 	span    trace.Span // the request's span, from Caddy's tracing handler
 	attempt trace.Span // the backend attempt's span, or nil
+	// attrs are the request's attributes, set on its span by end together
+	// with the response's: one SetAttributes call grows the span's
+	// attribute slice (a copy of all of them, Caddy's included) once
+	// rather than twice.
+	attrs []attribute.KeyValue
+	ended bool
 
 	attemptStart      time.Time
 	respID, respModel string
 }
 
-// startTrace sets the request's attributes on its span and returns the
-// trace, or nil when the request has no recording span (no tracing
+// startTrace gathers the request's attributes for its span (end sets
+// them) and returns the trace, or nil when the request has no recording span (no tracing
 // handler, or a trace that is not sampled). Each attempt of a fallback
 // chain sets them again, so the span names the last backend asked. req is
 // the request with the client's model name; for a passthrough request it
@@ -64,7 +70,8 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 	if !span.IsRecording() {
 		return nil
 	}
-	attrs := make([]attribute.KeyValue, 0, 12)
+	// Room for the response's attributes (appendResponseAttrs), added by end.
+	attrs := make([]attribute.KeyValue, 0, 12+maxResponseAttrs)
 	attrs = append(attrs,
 		semconv.GenAIOperationNameChat,
 		providerName(b.Protocol),
@@ -80,8 +87,7 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 	} else {
 		attrs = appendRequestParams(attrs, req)
 	}
-	span.SetAttributes(attrs...)
-	return &requestTrace{span: span}
+	return &requestTrace{span: span, attrs: attrs}
 }
 
 // providerName is gen_ai.provider.name for a backend protocol: the
@@ -225,13 +231,21 @@ func (t *requestTrace) response(resp *translate.Response) {
 
 // end closes the attempt once the upstream handler has returned: its span
 // ends with the backend's status, or why there was none, and the first
-// token's event, stamped when the first content went to the client. When
-// the attempt answered the client (final; not one a fallback chain moves
-// on from), the response's attributes go on the request's span, whose end
-// is Caddy's. They go there only: every attribute is paid for again when
-// the spans are exported.
+// token's event, stamped when the first content went to the client. Then
+// the request's attributes go on the request's span, whose end is Caddy's,
+// and when the attempt answered the client (final; not one a fallback
+// chain moves on from) the response's with them — on that span only:
+// every attribute is paid for again when the spans are exported. A later
+// attempt's attributes replace an earlier one's, so the span names the
+// last backend asked.
 func (t *requestTrace) end(rw *responseWriter, final bool) {
-	if t == nil || t.attempt == nil {
+	if t == nil || t.ended {
+		return
+	}
+	t.ended = true
+	if t.attempt == nil {
+		// Refused before the backend was asked: no attempt, no response.
+		t.span.SetAttributes(t.attrs...)
 		return
 	}
 	span := t.attempt
@@ -253,8 +267,9 @@ func (t *requestTrace) end(rw *responseWriter, final bool) {
 	}
 	span.End()
 	if final {
-		t.span.SetAttributes(t.responseAttrs(rw)...)
+		t.attrs = t.appendResponseAttrs(t.attrs, rw)
 	}
+	t.span.SetAttributes(t.attrs...)
 }
 
 // attemptErrorType is error.type for an attempt: "" for a success.
@@ -291,9 +306,11 @@ func finishReasons(r translate.StopReason) attribute.KeyValue {
 	return semconv.GenAIResponseFinishReasons(string(r))
 }
 
-// responseAttrs are the response's attributes.
-func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 10)
+// maxResponseAttrs is how many attributes appendResponseAttrs adds at most.
+const maxResponseAttrs = 9
+
+// appendResponseAttrs adds the response's attributes to attrs.
+func (t *requestTrace) appendResponseAttrs(attrs []attribute.KeyValue, rw *responseWriter) []attribute.KeyValue {
 	if t.respID != "" {
 		attrs = append(attrs, semconv.GenAIResponseID(t.respID))
 	}
