@@ -30,6 +30,7 @@ type exchangeRecord struct {
 	status int // the status written to the client; 0: none yet
 
 	metrics *louterMetrics
+	series  *routeSeries // the metrics' children of the route, once looked up (seriesOf)
 	start   time.Time
 
 	client       translate.Protocol
@@ -157,9 +158,10 @@ func (x *exchangeRecord) route(b *Backend, pattern, clientModel, backendModel st
 	if x.streamOpen {
 		// An earlier attempt of a fallback chain opened the stream on its
 		// backend's series; it moves to this one's (streaming reopens it).
-		x.metrics.seriesFor(seriesKey{string(x.client), x.clientName, x.backend, x.model}).streamsOpen.Dec()
+		x.seriesOf().streamsOpen.Dec()
 		x.streamOpen = false
 	}
+	x.series = nil // another backend's
 	x.routed = true
 	x.backend, x.model = b.name, pattern
 	x.clientModel, x.backendModel = clientModel, backendModel
@@ -172,8 +174,23 @@ func (x *exchangeRecord) streaming(stream bool) {
 	x.stream, x.streamKnown = stream, true
 	if stream && x.metrics != nil {
 		x.streamOpen = true
-		x.metrics.seriesFor(seriesKey{string(x.client), x.clientName, x.backend, x.model}).streamsOpen.Inc()
+		x.seriesOf().streamsOpen.Inc()
 	}
+}
+
+// seriesOf is the metrics' children of the request's client, backend and
+// route, looked up once per attempt: the lookup hashes four label values.
+// x.metrics is not nil.
+func (x *exchangeRecord) seriesOf() *routeSeries {
+	if x.series == nil {
+		x.series = x.metrics.seriesFor(x.seriesKey())
+	}
+	return x.series
+}
+
+// seriesKey is the key of the request's series.
+func (x *exchangeRecord) seriesKey() seriesKey {
+	return seriesKey{string(x.client), x.clientName, x.backend, x.model}
 }
 
 // end publishes the record. rw is the response writer of the backend
@@ -206,9 +223,8 @@ func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
 		return
 	}
 	client := string(x.client)
-	k := seriesKey{client, x.clientName, x.backend, x.model}
-	s := m.seriesFor(k)
-	s.request(m, k, codeClass(x.status), outcome)
+	s := x.seriesOf()
+	s.request(m, x.seriesKey(), codeClass(x.status), outcome)
 	s.duration.Observe(now.Sub(x.start).Seconds())
 	if x.streamOpen {
 		s.streamsOpen.Dec()

@@ -3,12 +3,14 @@ package caddymodule
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -45,13 +47,19 @@ const eventFirstChunk = "gen_ai.first_chunk"
 type requestTrace struct {
 	span    trace.Span // the request's span, from Caddy's tracing handler
 	attempt trace.Span // the backend attempt's span, or nil
+	// attrs are the request's attributes, set on its span by end together
+	// with the response's: one SetAttributes call grows the span's
+	// attribute slice (a copy of all of them, Caddy's included) once
+	// rather than twice.
+	attrs []attribute.KeyValue
+	ended bool
 
 	attemptStart      time.Time
 	respID, respModel string
 }
 
-// startTrace sets the request's attributes on its span and returns the
-// trace, or nil when the request has no recording span (no tracing
+// startTrace gathers the request's attributes for its span (end sets
+// them) and returns the trace, or nil when the request has no recording span (no tracing
 // handler, or a trace that is not sampled). Each attempt of a fallback
 // chain sets them again, so the span names the last backend asked. req is
 // the request with the client's model name; for a passthrough request it
@@ -62,7 +70,8 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 	if !span.IsRecording() {
 		return nil
 	}
-	attrs := make([]attribute.KeyValue, 0, 12)
+	// Room for the response's attributes (appendResponseAttrs), added by end.
+	attrs := make([]attribute.KeyValue, 0, 12+maxResponseAttrs)
 	attrs = append(attrs,
 		semconv.GenAIOperationNameChat,
 		providerName(b.Protocol),
@@ -78,8 +87,7 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 	} else {
 		attrs = appendRequestParams(attrs, req)
 	}
-	span.SetAttributes(attrs...)
-	return &requestTrace{span: span}
+	return &requestTrace{span: span, attrs: attrs}
 }
 
 // providerName is gen_ai.provider.name for a backend protocol: the
@@ -159,8 +167,8 @@ func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel st
 	if t == nil {
 		return r
 	}
-	ctx, span := t.span.TracerProvider().Tracer(tracerName).Start(r.Context(), "chat "+backendModel,
-		trace.WithSpanKind(trace.SpanKindClient),
+	ctx, span := attemptTracer(t.span.TracerProvider()).Start(r.Context(), "chat "+backendModel,
+		attemptSpanKind,
 		trace.WithAttributes(
 			semconv.GenAIOperationNameChat,
 			providerName(b.Protocol),
@@ -172,6 +180,38 @@ func (t *requestTrace) startAttempt(r *http.Request, b *Backend, backendModel st
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
 	}
 	return r.WithContext(ctx)
+}
+
+// attemptSpanKind is the attempt span's kind option, made once: each
+// trace.WithSpanKind call allocates it.
+var attemptSpanKind = trace.WithSpanKind(trace.SpanKindClient)
+
+// providerTracer is louter's tracer of one tracer provider.
+type providerTracer struct {
+	provider *sdktrace.TracerProvider
+	tracer   trace.Tracer
+}
+
+// lastTracer caches louter's tracer of the last provider asked: asking
+// the SDK's provider for it again costs a mutex and a map lookup keyed by
+// the whole instrumentation scope on every request. Caddy's tracing
+// handlers share one provider, so the cache misses after a reload only.
+var lastTracer atomic.Pointer[providerTracer]
+
+// attemptTracer is louter's tracer of provider p. Only the SDK's
+// providers (Caddy's) are cached: another implementation's value may not
+// even be comparable.
+func attemptTracer(p trace.TracerProvider) trace.Tracer {
+	sp, ok := p.(*sdktrace.TracerProvider)
+	if !ok {
+		return p.Tracer(tracerName)
+	}
+	if c := lastTracer.Load(); c != nil && c.provider == sp {
+		return c.tracer
+	}
+	c := &providerTracer{provider: sp, tracer: sp.Tracer(tracerName)}
+	lastTracer.Store(c)
+	return c.tracer
 }
 
 // observe looks at one stream event of a translated response for the
@@ -191,13 +231,21 @@ func (t *requestTrace) response(resp *translate.Response) {
 
 // end closes the attempt once the upstream handler has returned: its span
 // ends with the backend's status, or why there was none, and the first
-// token's event, stamped when the first content went to the client. When
-// the attempt answered the client (final; not one a fallback chain moves
-// on from), the response's attributes go on the request's span, whose end
-// is Caddy's. They go there only: every attribute is paid for again when
-// the spans are exported.
+// token's event, stamped when the first content went to the client. Then
+// the request's attributes go on the request's span, whose end is Caddy's,
+// and when the attempt answered the client (final; not one a fallback
+// chain moves on from) the response's with them — on that span only:
+// every attribute is paid for again when the spans are exported. A later
+// attempt's attributes replace an earlier one's, so the span names the
+// last backend asked.
 func (t *requestTrace) end(rw *responseWriter, final bool) {
-	if t == nil || t.attempt == nil {
+	if t == nil || t.ended {
+		return
+	}
+	t.ended = true
+	if t.attempt == nil {
+		// Refused before the backend was asked: no attempt, no response.
+		t.span.SetAttributes(t.attrs...)
 		return
 	}
 	span := t.attempt
@@ -219,8 +267,9 @@ func (t *requestTrace) end(rw *responseWriter, final bool) {
 	}
 	span.End()
 	if final {
-		t.span.SetAttributes(t.responseAttrs(rw)...)
+		t.attrs = t.appendResponseAttrs(t.attrs, rw)
 	}
+	t.span.SetAttributes(t.attrs...)
 }
 
 // attemptErrorType is error.type for an attempt: "" for a success.
@@ -238,9 +287,30 @@ func attemptErrorType(rw *responseWriter) string {
 	return ""
 }
 
-// responseAttrs are the response's attributes.
-func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 10)
+// finishReasonAttrs are gen_ai.response.finish_reasons of the stop reasons
+// of the IR, made once: a slice attribute copies its slice on every call.
+var finishReasonAttrs = func() map[translate.StopReason]attribute.KeyValue {
+	m := map[translate.StopReason]attribute.KeyValue{}
+	for _, r := range []translate.StopReason{translate.StopEndTurn, translate.StopMaxTokens, translate.StopSequence, translate.StopToolUse,
+		translate.StopRefusal, translate.StopPauseTurn, translate.StopContextWindow, translate.StopError} {
+		m[r] = semconv.GenAIResponseFinishReasons(string(r))
+	}
+	return m
+}()
+
+// finishReasons is gen_ai.response.finish_reasons of stop reason r.
+func finishReasons(r translate.StopReason) attribute.KeyValue {
+	if kv, ok := finishReasonAttrs[r]; ok {
+		return kv
+	}
+	return semconv.GenAIResponseFinishReasons(string(r))
+}
+
+// maxResponseAttrs is how many attributes appendResponseAttrs adds at most.
+const maxResponseAttrs = 9
+
+// appendResponseAttrs adds the response's attributes to attrs.
+func (t *requestTrace) appendResponseAttrs(attrs []attribute.KeyValue, rw *responseWriter) []attribute.KeyValue {
 	if t.respID != "" {
 		attrs = append(attrs, semconv.GenAIResponseID(t.respID))
 	}
@@ -248,7 +318,7 @@ func (t *requestTrace) responseAttrs(rw *responseWriter) []attribute.KeyValue {
 		attrs = append(attrs, semconv.GenAIResponseModel(t.respModel))
 	}
 	if rw.stop != "" {
-		attrs = append(attrs, semconv.GenAIResponseFinishReasons(string(rw.stop)))
+		attrs = append(attrs, finishReasons(rw.stop))
 	}
 	if !rw.firstContent.IsZero() {
 		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(rw.firstContent.Sub(t.attemptStart).Seconds()))

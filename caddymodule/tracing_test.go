@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/louter/louter/translate"
@@ -162,6 +163,93 @@ func TestTracingBodyParams(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The cached tracer follows the provider: after a reload (a new provider),
+// attempt spans go to the new provider's processors, and back.
+func TestAttemptTracerFollowsProvider(t *testing.T) {
+	var recs [2]*tracetest.SpanRecorder
+	var reqs [2]*http.Request
+	for i := range recs {
+		reqs[i], _, recs[i] = tracedRequest(newRequest("POST", "/v1/messages", "{}"))
+	}
+	b := &Backend{Protocol: translate.ProtocolOpenAIChat, name: "oai"}
+	for _, i := range []int{0, 1, 1, 0} {
+		tr := startTrace(reqs[i], translate.ProtocolAnthropic, b, &translate.Request{Model: "m"}, "m", false, nil)
+		tr.startAttempt(reqs[i], b, "m")
+		tr.end(&responseWriter{status: 200, mode: modeStream}, true)
+	}
+	for i, want := range []int{2, 2} {
+		if got := len(recs[i].Ended()); got != want {
+			t.Errorf("provider %d got %d attempt spans, want %d", i, got, want)
+		}
+	}
+}
+
+// The request's attributes reach its span however the attempts end: a
+// request refused before any backend was asked still names its backend,
+// and after a fallback the span names the last backend asked, with the
+// response of the one that answered.
+func TestTracingRequestAttrsAtEnd(t *testing.T) {
+	first, second := &Backend{Protocol: translate.ProtocolAnthropic, name: "first"}, &Backend{Protocol: translate.ProtocolOpenAIChat, name: "second"}
+	tests := []struct {
+		name        string
+		attempts    []*Backend // asked in turn; nil: refused before the backend was asked
+		wantBackend string
+		wantStop    string
+	}{
+		{"refused", []*Backend{nil}, "first", ""},
+		{"one attempt", []*Backend{first}, "first", "end_turn"},
+		{"fallback", []*Backend{first, second}, "second", "end_turn"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, server, rec := tracedRequest(newRequest("POST", "/v1/messages", "{}"))
+			for i, b := range tt.attempts {
+				final := i == len(tt.attempts)-1
+				tb := b
+				if tb == nil {
+					tb = first
+				}
+				tr := startTrace(r, translate.ProtocolAnthropic, tb, &translate.Request{Model: "m"}, "m", false, nil)
+				rw := &responseWriter{status: 529, mode: modeError}
+				if b != nil {
+					tr.startAttempt(r, b, "m")
+					if final {
+						rw = &responseWriter{status: 200, mode: modeStream, stop: translate.StopEndTurn}
+					}
+				}
+				tr.end(rw, final)
+				tr.end(rw, final) // a second end changes nothing
+			}
+			server.End()
+			spans := rec.Ended()
+			req := attrsOf(spans[len(spans)-1].Attributes())
+			if got := req["louter.backend"].AsString(); got != tt.wantBackend {
+				t.Errorf("louter.backend %q, want %q", got, tt.wantBackend)
+			}
+			var stop string
+			if fr := req["gen_ai.response.finish_reasons"].AsStringSlice(); len(fr) == 1 {
+				stop = fr[0]
+			}
+			if stop != tt.wantStop {
+				t.Errorf("finish reason %q, want %q", stop, tt.wantStop)
+			}
+			if want := len(tt.attempts) + 1; tt.attempts[0] != nil && len(spans) != want {
+				t.Errorf("%d spans, want %d", len(spans), want)
+			}
+		})
+	}
+}
+
+// The cached finish reasons are the attributes semconv makes.
+func TestFinishReasons(t *testing.T) {
+	for _, r := range []translate.StopReason{translate.StopEndTurn, translate.StopToolUse, translate.StopError, "something_new"} {
+		got, want := finishReasons(r), semconv.GenAIResponseFinishReasons(string(r))
+		if got.Key != want.Key || got.Value.Emit() != want.Value.Emit() {
+			t.Errorf("%s: %v, want %v", r, got, want)
+		}
 	}
 }
 

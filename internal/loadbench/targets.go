@@ -88,7 +88,9 @@ func louterSite(protocol translate.Protocol, upstream string) string {
 }
 
 // targets are the rows of the issue's table, louter with Caddy's tracing
-// and metrics on against off (issue 14), and the reverse direction (an
+// and metrics on against off (issue 14) — with Caddy's plain proxy
+// observed too, which separates Caddy's own cost of tracing and metrics
+// from what louter adds to it — and the reverse direction (an
 // OpenAI client, an Anthropic backend) against Caddy proxying the
 // Anthropic stream.
 func targets(b bodies, upstream string) []*target {
@@ -97,9 +99,11 @@ func targets(b bodies, upstream string) []*target {
 	return []*target{
 		{name: "caddy-big", label: "Caddy `reverse_proxy`, same bytes in OpenAI form", path: "/v1/chat/completions", body: b.bigOpenAI, proto: harness.OpenAIChat, site: proxy},
 		{name: "louter-big", label: "louter, Anthropic client → OpenAI Chat backend", baseline: "caddy-big", path: "/v1/messages", body: b.bigAnthropic, proto: harness.Anthropic, site: louter},
+		{name: "louter-big-observed", label: "louter, 100 KB request, Caddy `tracing` + `metrics` on", baseline: "louter-big", path: "/v1/messages", body: b.bigAnthropic, proto: harness.Anthropic, site: louter, observed: true},
 		{name: "louter-pass", label: "louter, OpenAI client → OpenAI Chat backend (passthrough)", baseline: "caddy-big", path: "/v1/chat/completions", body: b.bigOpenAI, proto: harness.OpenAIChat, site: louter},
 		{name: "caddy-small", label: "Caddy `reverse_proxy`, ~1 KB request in OpenAI form", path: "/v1/chat/completions", body: b.smallOpenAI, proto: harness.OpenAIChat, site: proxy},
 		{name: "louter-small", label: "louter, Anthropic → OpenAI with a ~1 KB request", baseline: "caddy-small", path: "/v1/messages", body: b.smallAnthropic, proto: harness.Anthropic, site: louter},
+		{name: "caddy-small-observed", label: "Caddy `reverse_proxy`, ~1 KB request, `tracing` + `metrics` on", baseline: "caddy-small", path: "/v1/chat/completions", body: b.smallOpenAI, proto: harness.OpenAIChat, site: proxy, observed: true},
 		{name: "louter-small-observed", label: "louter, ~1 KB request, Caddy `tracing` + `metrics` on", baseline: "louter-small", path: "/v1/messages", body: b.smallAnthropic, proto: harness.Anthropic, site: louter, observed: true},
 		{name: "caddy-anthropic", label: "Caddy `reverse_proxy`, the 100 KB request and stream in Anthropic form", path: "/v1/messages", body: b.bigAnthropic, proto: harness.Anthropic, site: proxy, reverse: true},
 		{name: "louter-reverse", label: "louter, OpenAI client → Anthropic backend, 100 KB", baseline: "caddy-anthropic", path: "/v1/chat/completions", body: b.bigOpenAI, proto: harness.OpenAIChat, site: louterSite(translate.ProtocolAnthropic, upstream), reverse: true},

@@ -55,6 +55,7 @@ func TestCaddyfile(t *testing.T) {
 		{"louter-big", 0, []string{"protocol openai_chat", "reverse_proxy 127.0.0.1:9", "model * up"}, []string{"tracing", "metrics", "admin 127"}},
 		{"louter-big", 1002, []string{"{\n\tadmin 127.0.0.1:1002\n\tauto_https off"}, []string{"admin off"}},
 		{"louter-small-observed", 0, []string{"\tmetrics\n}", "\ttracing\n", ":1001 {\n\tbind 127.0.0.1\n\tmetrics\n}"}, nil},
+		{"caddy-small-observed", 0, []string{"\ttracing\n", "reverse_proxy 127.0.0.1:9"}, []string{"louter"}},
 		{"louter-reverse", 0, []string{"protocol anthropic", "reverse_proxy 127.0.0.1:9"}, []string{"openai_chat"}},
 	} {
 		tg := find(ts, tt.name)
@@ -83,11 +84,12 @@ func TestSelectTargets(t *testing.T) {
 		return strings.Join(n, " ")
 	}
 	tests := []struct{ only, want string }{
-		{"", "caddy-big louter-big louter-pass caddy-small louter-small louter-small-observed caddy-anthropic louter-reverse"},
+		{"", "caddy-big louter-big louter-big-observed louter-pass caddy-small louter-small caddy-small-observed louter-small-observed caddy-anthropic louter-reverse"},
 		{"reverse", "caddy-anthropic louter-reverse"},
 		{"pass", "caddy-big louter-pass"},
-		{"observed", "caddy-small louter-small louter-small-observed"},
-		{"big,small", "caddy-big louter-big caddy-small louter-small louter-small-observed"},
+		{"observed", "caddy-big louter-big louter-big-observed caddy-small louter-small caddy-small-observed louter-small-observed"},
+		{"small-observed", "caddy-small louter-small caddy-small-observed louter-small-observed"},
+		{"big,small", "caddy-big louter-big louter-big-observed caddy-small louter-small caddy-small-observed louter-small-observed"},
 		{"nothing", ""},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,8 @@ var shortLabels = map[string]string{
 	"caddy-small":           "Caddy, 1 KB in OpenAI form",
 	"louter-small":          "louter, 1 KB Anthropic → OpenAI",
 	"louter-small-observed": "… with tracing + metrics",
+	"caddy-small-observed":  "Caddy, 1 KB, tracing + metrics",
+	"louter-big-observed":   "louter, 100 KB, tracing + metrics",
 	"caddy-anthropic":       "Caddy, 100 KB in Anthropic form",
 	"louter-reverse":        "louter, 100 KB OpenAI → Anthropic",
 }
@@ -30,6 +32,8 @@ var targetColors = map[string]string{
 	"louter-pass":           "#5a9e4b",
 	"louter-small":          "#7fb3dc",
 	"louter-small-observed": "#e08a2c",
+	"caddy-small-observed":  "#d9c2a0",
+	"louter-big-observed":   "#c0661a",
 	"caddy-anthropic":       "#9aa5b1",
 	"louter-reverse":        "#8e5ea2",
 }
