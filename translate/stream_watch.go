@@ -240,36 +240,33 @@ func (t *watchTop) scan(data []byte) bool {
 		if !more {
 			break
 		}
+		var sp jsonSpan
+		ok := true
 		switch string(name) {
 		case "choices", "candidates":
-			if m.peek() != jsonArray {
-				if _, ok := m.value(); !ok {
-					return false
-				}
-				continue
+			if m.peek() == jsonArray {
+				m.i, ok = t.scanChoices(data, m.i)
+			} else {
+				m.i, ok = jsonSkipValue(data, m.i)
 			}
-			j, ok := t.scanChoices(data, m.i)
-			if !ok {
-				return false
-			}
-			m.i = j
-			continue
-		}
-		sp, ok := m.value()
-		if !ok {
-			return false
-		}
-		switch string(name) {
 		case "type":
-			if sp.kind == jsonString {
+			if sp, ok = m.value(); sp.kind == jsonString {
 				t.typ = sp
 			}
 		case "usage", "usageMetadata", "usage_metadata":
-			t.usage = sp
+			t.usage, ok = m.value()
 		case "sequence_number":
-			t.seq = sp
+			t.seq, ok = m.value()
 		case "error":
+			sp, ok = m.value()
 			t.err = sp.kind != jsonNull
+		default:
+			// Most members (ids, model, created, deltas) are only
+			// validated: no span is made of them.
+			m.i, ok = jsonSkipValue(data, m.i)
+		}
+		if !ok {
+			return false
 		}
 	}
 	return !m.bad && jsonScanTail(data, m.i)
@@ -282,7 +279,7 @@ func (t *watchTop) scanChoices(data []byte, i int) (int, bool) {
 	a := jsonOpenArray(data, i)
 	for a.next() {
 		if a.peek() != jsonObject {
-			_, j, ok := jsonScanValue(data, a.i)
+			j, ok := jsonSkipValue(data, a.i)
 			if !ok {
 				return j, false
 			}
@@ -295,15 +292,19 @@ func (t *watchTop) scanChoices(data []byte, i int) (int, bool) {
 			if !more {
 				break
 			}
-			sp, ok := m.value()
-			if !ok {
-				return m.i, false
-			}
+			ok := true
 			switch string(name) {
 			case "finish_reason", "finishReason":
+				var sp jsonSpan
+				sp, ok = m.value()
 				if sp.kind == jsonString && sp.end > sp.start {
 					t.finish = true
 				}
+			default:
+				m.i, ok = jsonSkipValue(data, m.i)
+			}
+			if !ok {
+				return m.i, false
 			}
 		}
 		if m.bad {
