@@ -41,6 +41,9 @@ type StreamWatch struct {
 	// geminiUsage is the latest usageMetadata, read only when asked for:
 	// Gemini repeats it on every chunk.
 	geminiUsage []byte
+	// resume skips the members an OpenAI Chat chunk repeats
+	// (stream_watch_resume.go).
+	resume watchResume
 
 	// dec judges the events of a protocol this file has no rules for
 	// (a codec registered elsewhere): its own stream decoder.
@@ -125,7 +128,7 @@ func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
 		return WatchEnd // the backend's own in-stream error, whatever its shape
 	}
 	var top watchTop
-	if !top.scan(data) {
+	if !top.scan(data, &w.resume) {
 		return WatchMalformed
 	}
 	if top.err {
@@ -229,13 +232,15 @@ type watchTop struct {
 
 // scan validates data, which must be one JSON object, and reads its
 // top-level members. Member names with escapes are taken as unknown names.
-func (t *watchTop) scan(data []byte) bool {
-	i := jsonSkipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
+// r lets the scan skip the bytes an earlier event began with, and keeps
+// this one's for the next (stream_watch_resume.go).
+func (t *watchTop) scan(data []byte, r *watchResume) bool {
+	m, resumed, ok := r.start(data, t)
+	if !ok {
 		return false
 	}
-	m := jsonOpenObject(data, i)
 	for {
+		at := m.i
 		name, _, more := m.next()
 		if !more {
 			break
@@ -244,6 +249,9 @@ func (t *watchTop) scan(data []byte) bool {
 		ok := true
 		switch string(name) {
 		case "choices", "candidates":
+			if !resumed {
+				r.record(data, at, &m, t)
+			}
 			if m.peek() == jsonArray {
 				m.i, ok = t.scanChoices(data, m.i)
 			} else {
