@@ -294,7 +294,7 @@ func jsonSkipContainer(data []byte, i int) (int, bool) {
 				continue
 			}
 			var ok bool
-			if _, i, ok = jsonScanValue(data, i); !ok {
+			if i, ok = jsonSkipValue(data, i); !ok {
 				return i, false
 			}
 		}

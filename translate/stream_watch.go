@@ -41,6 +41,9 @@ type StreamWatch struct {
 	// geminiUsage is the latest usageMetadata, read only when asked for:
 	// Gemini repeats it on every chunk.
 	geminiUsage []byte
+	// resume skips the members an OpenAI Chat chunk repeats
+	// (stream_watch_resume.go).
+	resume watchResume
 
 	// dec judges the events of a protocol this file has no rules for
 	// (a codec registered elsewhere): its own stream decoder.
@@ -125,7 +128,7 @@ func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
 		return WatchEnd // the backend's own in-stream error, whatever its shape
 	}
 	var top watchTop
-	if !top.scan(data) {
+	if !top.scan(data, &w.resume) {
 		return WatchMalformed
 	}
 	if top.err {
@@ -229,47 +232,49 @@ type watchTop struct {
 
 // scan validates data, which must be one JSON object, and reads its
 // top-level members. Member names with escapes are taken as unknown names.
-func (t *watchTop) scan(data []byte) bool {
-	i := jsonSkipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
+// r lets the scan skip the bytes an earlier event began with, and keeps
+// this one's for the next (stream_watch_resume.go).
+func (t *watchTop) scan(data []byte, r *watchResume) bool {
+	m, resumed, ok := r.start(data, t)
+	if !ok {
 		return false
 	}
-	m := jsonOpenObject(data, i)
 	for {
+		at := m.i
 		name, _, more := m.next()
 		if !more {
 			break
 		}
+		var sp jsonSpan
+		ok := true
 		switch string(name) {
 		case "choices", "candidates":
-			if m.peek() != jsonArray {
-				if _, ok := m.value(); !ok {
-					return false
-				}
-				continue
+			if !resumed {
+				r.record(data, at, &m, t)
 			}
-			j, ok := t.scanChoices(data, m.i)
-			if !ok {
-				return false
+			if m.peek() == jsonArray {
+				m.i, ok = t.scanChoices(data, m.i)
+			} else {
+				m.i, ok = jsonSkipValue(data, m.i)
 			}
-			m.i = j
-			continue
-		}
-		sp, ok := m.value()
-		if !ok {
-			return false
-		}
-		switch string(name) {
 		case "type":
-			if sp.kind == jsonString {
+			if sp, ok = m.value(); sp.kind == jsonString {
 				t.typ = sp
 			}
 		case "usage", "usageMetadata", "usage_metadata":
-			t.usage = sp
+			t.usage, ok = m.value()
 		case "sequence_number":
-			t.seq = sp
+			t.seq, ok = m.value()
 		case "error":
+			sp, ok = m.value()
 			t.err = sp.kind != jsonNull
+		default:
+			// Most members (ids, model, created, deltas) are only
+			// validated: no span is made of them.
+			m.i, ok = jsonSkipValue(data, m.i)
+		}
+		if !ok {
+			return false
 		}
 	}
 	return !m.bad && jsonScanTail(data, m.i)
@@ -282,7 +287,7 @@ func (t *watchTop) scanChoices(data []byte, i int) (int, bool) {
 	a := jsonOpenArray(data, i)
 	for a.next() {
 		if a.peek() != jsonObject {
-			_, j, ok := jsonScanValue(data, a.i)
+			j, ok := jsonSkipValue(data, a.i)
 			if !ok {
 				return j, false
 			}
@@ -295,15 +300,19 @@ func (t *watchTop) scanChoices(data []byte, i int) (int, bool) {
 			if !more {
 				break
 			}
-			sp, ok := m.value()
-			if !ok {
-				return m.i, false
-			}
+			ok := true
 			switch string(name) {
 			case "finish_reason", "finishReason":
+				var sp jsonSpan
+				sp, ok = m.value()
 				if sp.kind == jsonString && sp.end > sp.start {
 					t.finish = true
 				}
+			default:
+				m.i, ok = jsonSkipValue(data, m.i)
+			}
+			if !ok {
+				return m.i, false
 			}
 		}
 		if m.bad {
