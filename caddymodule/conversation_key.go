@@ -1,8 +1,8 @@
 package caddymodule
 
 import (
+	"encoding/binary"
 	"encoding/hex"
-	"hash/fnv"
 	"net/http"
 	"strings"
 	"sync"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"github.com/cespare/xxhash/v2"
 	"github.com/tidwall/gjson"
 
 	"github.com/louter/louter/translate"
@@ -153,7 +154,7 @@ func firstTurnHash(p translate.Protocol, body []byte, sys, msgs translate.Span) 
 		}
 		return gjson.Parse(unsafe.String(&body[at.Start], at.End-at.Start)) // read only; nothing of it is kept
 	}
-	h := fnv.New64a()
+	h := xxhash.New()
 	n := hashText(h, member(sys))
 	ms := member(msgs)
 	if ms.Type == gjson.String { // Responses: input may be one string
@@ -174,11 +175,20 @@ func firstTurnHash(p translate.Protocol, body []byte, sys, msgs translate.Span) 
 		return ""
 	}
 	var sum [8]byte
-	return "hash:" + hex.EncodeToString(h.Sum(sum[:0]))
+	binary.BigEndian.PutUint64(sum[:], h.Sum64())
+	return "hash:" + hex.EncodeToString(sum[:])
 }
 
-// textWriter is the part of a hash hashText writes to.
-type textWriter interface{ Write([]byte) (int, error) }
+// textSeparator ends each text hashed, so "ab","c" and "a","bc" differ.
+var textSeparator = [1]byte{0}
+
+// textWriter is the part of a hash hashText writes to. xxhash's Digest
+// takes strings without a copy, at memory speed: the hash runs on every
+// streamed request without a session id, over the whole system prompt.
+type textWriter interface {
+	WriteString(string) (int, error)
+	Write([]byte) (int, error)
+}
 
 // hashText writes every "text" string under v (v itself when it is a
 // string) to h, with a separator, and returns how many it wrote. It
@@ -194,8 +204,8 @@ func hashText(h textWriter, v gjson.Result) int {
 		}
 		switch {
 		case v.Type == gjson.String:
-			_, _ = h.Write([]byte(v.Str))
-			_, _ = h.Write([]byte{0})
+			_, _ = h.WriteString(v.Str)
+			_, _ = h.Write(textSeparator[:])
 			n++
 		case v.IsArray():
 			v.ForEach(func(_, e gjson.Result) bool { walk(e, depth+1); return true })
