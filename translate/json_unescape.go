@@ -62,20 +62,10 @@ func jsonScanUnescape(data []byte, i int, dst []byte) (jsonText, []byte, bool) {
 			if i >= len(data) {
 				return t, dst, false
 			}
-			switch c := data[i]; c {
-			case '"', '\\', '/':
-				dst = append(dst, c)
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
+			switch c := data[i]; {
+			case jsonSimpleEscapes[c] != 0:
+				dst = append(dst, jsonSimpleEscapes[c])
+			case c == 'u':
 				if !jsonIsHex4(data, i+1) {
 					return t, dst, false
 				}
@@ -137,17 +127,7 @@ func jsonUnescapePaired(dst, s []byte) ([]byte, bool) {
 			i = j
 		}
 		i++
-		switch s[i] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
+		switch c := s[i]; c {
 		case 'u':
 			r := jsonHex4(s[i+1:])
 			i += 5
@@ -162,13 +142,17 @@ func jsonUnescapePaired(dst, s []byte) ([]byte, bool) {
 			}
 			dst = utf8.AppendRune(dst, r)
 			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, s[i])
+		default: // the escapes of one letter (the string is valid JSON)
+			dst = append(dst, jsonSimpleEscapes[c])
 		}
 		i++
 	}
 	return dst, paired
 }
+
+// jsonSimpleEscapes maps the letter after a backslash to the byte it
+// stands for, for every escape but \u; 0 means no such escape.
+var jsonSimpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // jsonIndexBackslash returns the index of the first backslash in s at or
 // after i, or len(s). Runs between escapes are often short (a newline
