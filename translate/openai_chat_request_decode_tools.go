@@ -118,20 +118,20 @@ func (d *oaiRequestDecoder) functionTool(f *oaiFunctionScan, pathFormat string, 
 	d.req.Tools = append(d.req.Tools, tool)
 }
 
+// oaiToolChoiceModes are the string forms of tool_choice in Chat
+// Completions and the Responses API alike.
+var oaiToolChoiceModes = map[string]ToolChoiceMode{"none": ToolChoiceNone, "auto": ToolChoiceAuto, "required": ToolChoiceRequired}
+
 func (d *oaiRequestDecoder) toolChoice(v jsonSpan) {
 	req := d.req
 	switch v.kind {
 	case jsonNull:
 		return
 	case jsonString:
-		switch s := d.str(v); s {
-		case "none":
-			req.ToolChoice = &ToolChoice{Mode: ToolChoiceNone}
-		case "auto":
-			req.ToolChoice = &ToolChoice{Mode: ToolChoiceAuto}
-		case "required":
-			req.ToolChoice = &ToolChoice{Mode: ToolChoiceRequired}
-		default:
+		s := d.str(v)
+		if mode, ok := oaiToolChoiceModes[s]; ok {
+			req.ToolChoice = &ToolChoice{Mode: mode}
+		} else {
 			d.fail(oaiAtFields, oaiBadRequest("tool_choice", "tool_choice: unknown value %q", s))
 		}
 		return

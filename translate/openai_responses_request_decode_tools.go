@@ -101,14 +101,10 @@ func (d *respRequestDecoder) toolChoice(v jsonSpan) {
 	case jsonNull:
 		return
 	case jsonString:
-		switch s := d.str(v); s {
-		case "none":
-			req.ToolChoice = &ToolChoice{Mode: ToolChoiceNone}
-		case "auto":
-			req.ToolChoice = &ToolChoice{Mode: ToolChoiceAuto}
-		case "required":
-			req.ToolChoice = &ToolChoice{Mode: ToolChoiceRequired}
-		default:
+		s := d.str(v)
+		if mode, ok := oaiToolChoiceModes[s]; ok {
+			req.ToolChoice = &ToolChoice{Mode: mode}
+		} else {
 			d.fail(oaiAtFields, respBadRequest("tool_choice", "tool_choice: unknown value %q", s))
 		}
 		return
