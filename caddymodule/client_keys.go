@@ -297,13 +297,14 @@ func clientOf(r *http.Request) *clientEntry {
 
 // authenticate checks the key or identity of a recognised API request
 // when a key table is configured. It returns the request carrying the
-// client, or, having answered with the refusal, false.
-func (l *Louter) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+// client, or, having answered with the refusal, false. req is the request's
+// one classification, the one it is then served as: every request louter
+// serves (any action but actNext) is checked.
+func (l *Louter) authenticate(w http.ResponseWriter, r *http.Request, req apiRequest) (*http.Request, bool) {
 	a := l.access
-	if a == nil || !a.keys || r.Method == http.MethodOptions {
+	if a == nil || !a.keys {
 		return r, true
 	}
-	req := classifyRequest(r)
 	if req.action == actNext {
 		return r, true // not an API request: the site's other handlers decide
 	}

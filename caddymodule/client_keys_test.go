@@ -48,7 +48,7 @@ func TestAuthenticate(t *testing.T) {
 				r.Header.Set(k, v)
 			}
 			rec := newFlushRecorder()
-			r2, ok := l.authenticate(rec, r)
+			r2, ok := l.authenticate(rec, r, classifyRequest(r))
 			if tt.status != 0 {
 				if ok || rec.Code != tt.status {
 					t.Fatalf("ok %v status %d, want a %d refusal", ok, rec.Code, tt.status)

@@ -73,7 +73,7 @@ func benchAdmission(b *testing.B, rc *RedisCounters) {
 	req.Header.Set("X-Api-Key", "alice-key")
 	b.ReportAllocs()
 	for b.Loop() {
-		r, ok := l.authenticate(nil, req)
+		r, ok := l.authenticate(nil, req, classifyRequest(req))
 		if !ok {
 			b.Fatal("refused")
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -28,9 +27,6 @@ import (
 // The call never fails once the request is understood: a backend error is
 // logged at debug level and answered with the local count.
 
-// countTokensPathSuffix is Anthropic's counting endpoint, under any prefix.
-const countTokensPathSuffix = "/v1/messages/count_tokens"
-
 // countResponseLimit bounds what louter reads of a backend's count answer.
 const countResponseLimit = 64 << 10
 
@@ -43,45 +39,32 @@ type countCall struct {
 	pathModel bool   // the model came from the URL (Gemini)
 }
 
-// serveCountTokens answers a token-counting call and reports whether the
-// request was one.
-func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method != http.MethodPost {
-		return false
-	}
-	var proto translate.Protocol
-	pathModel := ""
-	switch {
-	case strings.HasSuffix(r.URL.Path, countTokensPathSuffix):
-		proto = translate.ProtocolAnthropic
-	default:
-		model, method, ok := geminiModelPath(r.URL.EscapedPath())
-		if !ok || method != "countTokens" {
-			return false
-		}
-		proto, pathModel = translate.ProtocolGemini, model
-	}
+// serveCountTokens answers a token-counting call: a request classified
+// actElsewhere (surface.go), already authenticated and known to be a POST.
+func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req apiRequest) {
+	proto, pathModel := req.client, req.model
 	client, ok := translate.Lookup(proto)
 	if !ok {
-		return false
+		http.Error(w, "louter: no codec for "+string(proto), http.StatusInternalServerError) // a built-in protocol is always registered
+		return
 	}
 	if pathModel != "" {
 		// The model is in the URL: an unknown one is refused before the
 		// body is read, as the chat endpoints do.
 		if _, ok := l.route(pathModel); !ok {
 			_ = l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", pathModel)))
-			return true
+			return
 		}
 	}
 	call, te := l.readCountCall(r, client, pathModel)
 	if te != nil {
 		_ = l.reject(w, client, te)
-		return true
+		return
 	}
 	route, ok := l.route(call.model)
 	if !ok {
 		_ = l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", call.model)))
-		return true
+		return
 	}
 	b := route.backend
 	backendModel := call.model
@@ -90,10 +73,10 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
 		_ = l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
-		return true
+		return
 	}
 	if !modelAllowed(w, r, proto, call.model) {
-		return true // the client's models (client_keys.go)
+		return // the client's models (client_keys.go)
 	}
 
 	n, passBody, source := 0, []byte(nil), "local"
@@ -114,10 +97,10 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if passBody != nil {
 		writeCountJSON(w, passBody) // the backend's own answer, in the client's protocol
-		return true
+		return
 	}
 	writeCountJSON(w, countAnswer(proto, n))
-	return true
+	return
 }
 
 // readCountCall reads and decodes a counting request. A Gemini client may

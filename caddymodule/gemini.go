@@ -37,12 +37,15 @@ func geminiModelPath(path string) (model, method string, ok bool) {
 	return model, rest[i+1:], true
 }
 
-// geminiModelsRest returns what follows the first ".../v1beta/models/" or
-// ".../v1/models/" of an escaped path.
+// geminiModelsRest returns what follows ".../v1beta/models/" or
+// ".../v1/models/" of an escaped path, where the version segment is the
+// path's first "/v1beta/" (or, with none, its first "/v1/"): the same one
+// classifyGemini reads, so a path that hides a second ".../v1beta/models/"
+// behind another resource is not a model path.
 func geminiModelsRest(path string) (string, bool) {
-	for _, marker := range [...]string{"/v1beta/models/", "/v1/models/"} {
-		if i := strings.Index(path, marker); i >= 0 {
-			return path[i+len(marker):], true
+	for _, version := range [...]string{"/v1beta/", "/v1/"} {
+		if i := strings.Index(path, version); i >= 0 {
+			return strings.CutPrefix(path[i+len(version):], "models/")
 		}
 	}
 	return "", false

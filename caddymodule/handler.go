@@ -26,17 +26,24 @@ var nopNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) err
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (err error) {
-	r, ok := l.authenticate(w, r) // client keys (client_keys.go)
+	// One classification decides everything below: what is checked is
+	// what is served (surface.go).
+	req := classifyRequest(r)
+	if req.action == actNext {
+		return next.ServeHTTP(w, r) // not an API request: the site's other handlers decide
+	}
+	r, ok := l.authenticate(w, r, req) // client keys (client_keys.go)
 	if !ok {
 		return nil
 	}
-	if done, err := l.serveSurface(w, r); done {
+	if done, err := l.serveSurface(w, r, req); done {
 		return err // model lists, non-chat passthrough, wrong paths (surface.go)
 	}
-	if l.serveCountTokens(w, r) {
-		return nil // Anthropic's count_tokens, Gemini's countTokens (count_tokens.go)
+	if req.action == actElsewhere {
+		l.serveCountTokens(w, r, req) // Anthropic's count_tokens, Gemini's countTokens (count_tokens.go)
+		return nil
 	}
-	ep, pathModel, ok := detectClient(r)
+	ep, pathModel, ok := req.chat(r.Method)
 	if !ok {
 		return next.ServeHTTP(w, r)
 	}

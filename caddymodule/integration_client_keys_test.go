@@ -6,12 +6,14 @@ package caddymodule_test
 // Retry-After and rate-limit headers; then the usage ledger.
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -330,5 +332,58 @@ func TestIntegrationClientKeys(t *testing.T) {
 	}
 	if rep.Clients["bob"] != nil || rep.Clients["erin"] == nil {
 		t.Errorf("ledger clients: %s", rec.Body)
+	}
+}
+
+// TestIntegrationKeyTablePathTricks sends, over a raw connection so that
+// no client cleans the request target, the path shapes that once reached a
+// backend with no key (a second .../v1beta/models/ behind another resource,
+// doubled slashes, dot segments, a leading prefix): each is refused or left
+// to Caddy, none is served. (The handler sees the same request over h2c;
+// TestKeyTableNoBypass covers the shapes exhaustively.)
+func TestIntegrationKeyTablePathTricks(t *testing.T) {
+	t.Setenv("LOUTER_TEST_BOB_KEY", "bob-key")
+	t.Setenv("LOUTER_TEST_DAVE_KEY", "dave-key")
+	ports := testcaddy.Start(t, keysCaddyfile())
+	testcaddy.WaitListening(t, ports[1])
+	body := `{"contents":[{"parts":[{"text":"hi"}]}],"messages":[{"role":"user","content":"hi"}],"model":"to-gemini","max_tokens":5}`
+	for _, target := range []string{
+		"/v1beta/x/v1beta/models/to-gemini:generateContent",
+		"/v1beta/x//v1beta/models/to-gemini:streamGenerateContent?alt=sse",
+		"/v1beta/x/v1beta/models/to-gemini:countTokens",
+		"//v1beta/x/v1beta/models/to-gemini:generateContent",
+		"/zz/v1beta/%2e%2e/v1beta/models/to-gemini:generateContent",
+		"/v1beta/files/v1beta/models/to-gemini:generateContent",
+		"/v1/x/v1/models/to-gemini:generateContent",
+		"/zz/v1beta/models/to-gemini:generateContent",
+		"/v1/messages",
+	} {
+		for _, key := range []string{"", "wrong-key"} {
+			conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(ports[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := "POST " + target + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n"
+			if key != "" {
+				req += "X-Goog-Api-Key: " + key + "\r\n"
+			}
+			req += "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.WriteString(conn, req); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", target, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			conn.Close()
+			// Refused (4xx), or left to the site: this one has no other
+			// handler, so Caddy answers an empty 200.
+			left := resp.StatusCode == http.StatusOK && len(b) == 0
+			if !left && resp.StatusCode < 400 || strings.Contains(string(b), "candidates") {
+				t.Errorf("%s (key %q): %d %s", target, key, resp.StatusCode, b)
+			}
+		}
 	}
 }

@@ -42,16 +42,22 @@ func pathSuffix(suffix string) func(string) (string, bool) {
 	}
 }
 
-// detectClient returns the client protocol of a request louter translates.
-// Only POST requests to a known endpoint qualify; everything else (model
-// lists, token counting, GETs) is left to the next handler.
+// detectClient returns the client protocol of a request louter translates,
+// and the model its path names ("" when its body does): the chat calls of
+// classifyRequest's classification, POST only. Everything else (model
+// lists, token counting, GETs) is not a chat call.
 func detectClient(r *http.Request) (clientEndpoint, string, bool) {
-	if r.Method != http.MethodPost {
+	return classifyRequest(r).chat(r.Method)
+}
+
+// chat returns the client endpoint of a classified chat call.
+func (req apiRequest) chat(method string) (clientEndpoint, string, bool) {
+	if req.action != actChat || method != http.MethodPost {
 		return clientEndpoint{}, "", false
 	}
 	for _, ep := range clientEndpoints {
-		if model, ok := ep.match(r.URL.EscapedPath()); ok {
-			return ep, model, true
+		if ep.protocol == req.client {
+			return ep, req.model, true
 		}
 	}
 	return clientEndpoint{}, "", false

@@ -102,22 +102,25 @@ var geminiVerbs = map[string]apiAction{
 // API.
 var geminiResources = []string{"models", "tunedModels", "cachedContents", "files", "batches", "operations", "corpora", "fileSearchStores"}
 
-// apiRequest is a classified request.
+// apiRequest is a classified request. ServeHTTP classifies a request once,
+// and authentication, the surface, token counting and the chat path all
+// act on that one classification: a request is served only as what it was
+// authenticated as.
 type apiRequest struct {
 	apiEndpoint
-	model string // actGetModel: the model asked for; actBadModel: the refused name
-	why   string // actBadModel: why the name was refused
-	api   string // the API path after the prefix, for messages: "/v1/messages/batches"
+	// client is the protocol of the request's body for actChat and
+	// actElsewhere; protocol, which may follow the request's headers, only
+	// chooses the error shape.
+	client translate.Protocol
+	model  string // actChat, actElsewhere, actGetModel: the model the path names ("" when the body names it); actBadModel: the refused name
+	why    string // actBadModel: why the name was refused
+	api    string // the API path after the prefix, for messages: "/v1/messages/batches"
 }
 
 // serveSurface answers the recognised requests that are not chat calls and
 // reports whether it did; chat calls, token counting and unrecognised
 // requests are left to the caller.
-func (l *Louter) serveSurface(w http.ResponseWriter, r *http.Request) (bool, error) {
-	if r.Method == http.MethodOptions {
-		return false, nil
-	}
-	req := classifyRequest(r)
+func (l *Louter) serveSurface(w http.ResponseWriter, r *http.Request, req apiRequest) (bool, error) {
 	if req.action == actNext {
 		return false, nil
 	}
@@ -155,14 +158,28 @@ func methodAllowed(method, want string) bool {
 	return method == want || want == http.MethodGet && method == http.MethodHead
 }
 
-// classifyRequest tells what r is; see the file comment.
+// classifyRequest tells what r is; see the file comment. OPTIONS requests
+// are never recognised.
 func classifyRequest(r *http.Request) apiRequest {
+	if r.Method == http.MethodOptions {
+		return apiRequest{}
+	}
 	path := r.URL.EscapedPath()
 	if req, ok := classifyGemini(r, path); ok {
 		return req
 	}
 	if req, ok := classifyV1(r, path); ok {
 		return req
+	}
+	// A client protocol registered beyond the four above (tests register
+	// some) is recognised by its own row, which names a POST endpoint.
+	for _, ep := range clientEndpoints {
+		if r.Method != http.MethodPost {
+			break
+		}
+		if model, ok := ep.match(path); ok {
+			return apiRequest{apiEndpoint: apiEndpoint{ep.protocol, actChat, http.MethodPost}, client: ep.protocol, model: model, api: path}
+		}
 	}
 	segs := strings.Split(path, "/")
 	switch {
@@ -193,7 +210,7 @@ func classifyV1(r *http.Request, path string) (apiRequest, bool) {
 	req := apiRequest{api: "/v1/" + rest}
 	req.protocol = v1Resources[segs[at+1]]
 	if ep, ok := v1Endpoints[rest]; ok {
-		req.apiEndpoint = ep
+		req.apiEndpoint, req.client = ep, ep.protocol
 	} else if id, ok := strings.CutPrefix(rest, "models/"); ok && id != "" {
 		req.apiEndpoint = apiEndpoint{action: actGetModel, method: http.MethodGet}
 		if req.model, ok = unescapeModel(id); !ok {
@@ -248,7 +265,7 @@ func classifyGemini(r *http.Request, path string) (apiRequest, bool) {
 		if !served || !ok || strings.Contains(verb, "/") {
 			break
 		}
-		req.action, req.method, req.model = action, http.MethodPost, model
+		req.action, req.method, req.model, req.client = action, http.MethodPost, model, translate.ProtocolGemini
 		if why := checkModelName(model); why != "" {
 			req.action, req.why = actBadModel, why
 		}

@@ -115,7 +115,7 @@ func TestServeSurfaceMethods(t *testing.T) {
 	for _, tt := range tests {
 		r := httptest.NewRequest(tt.method, tt.target, nil)
 		w := httptest.NewRecorder()
-		handled, err := l.serveSurface(w, r)
+		handled, err := l.serveSurface(w, r, classifyRequest(r))
 		if err != nil || handled != tt.handled {
 			t.Errorf("%s %s: handled %v, %v", tt.method, tt.target, handled, err)
 			continue
