@@ -278,6 +278,9 @@ func (d *geminiRequestDecoder) part(out []Part, p gjson.Result, i, j int, role R
 			if text.Str == "" && s == "" {
 				return out, nil
 			}
+			if role == RoleAssistant {
+				return geminiAppendThought(out, text.Str, s), nil
+			}
 			return append(out, Part{Type: PartThinking, Text: text.Str, Signature: s}), nil
 		}
 		if text.Str == "" {
@@ -286,6 +289,24 @@ func (d *geminiRequestDecoder) part(out []Part, p gjson.Result, i, j int, role R
 		return append(out, Part{Type: PartText, Text: text.Str}), nil
 	}
 	return out, nil
+}
+
+// geminiAppendThought appends a model turn's thought part, joining it to
+// the unsigned thought right before it. A Gemini stream carries one
+// reasoning block as several thought parts, the signature on the last (louter's
+// own encoder sends an Anthropic block's deltas that way, its signature last),
+// and clients echo the parts as they got them. Anthropic needs the block
+// whole: one text under one signature. Apart, the unsigned pieces would be
+// dropped and the signature would sign a text it was not made for. A signed
+// part ends the block, so two signed blocks in a row stay two.
+func geminiAppendThought(out []Part, text, sig string) []Part {
+	if n := len(out); n > 0 && out[n-1].Type == PartThinking && out[n-1].Signature == "" {
+		last := &out[n-1]
+		last.Text += text
+		last.Signature = sig
+		return out
+	}
+	return append(out, Part{Type: PartThinking, Text: text, Signature: sig})
 }
 
 // media appends an inline or referenced file as an image or a document.
