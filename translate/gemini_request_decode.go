@@ -324,8 +324,10 @@ func (d *geminiRequestDecoder) media(out []Part, mime string, m *Media) []Part {
 
 // functionCall reads a model turn's call. A call without an id gets one
 // from its position ("call_<content>_<part>"), so the same history yields
-// the same ids turn after turn; a real thought signature is folded into the
-// id for a Gemini backend to get it back.
+// the same ids turn after turn. A thought signature stays beside the id
+// (ToolCall.Signature), for a Gemini backend alone: folded in, it made ids
+// of hundreds of bytes that OpenAI backends refuse, for signatures they
+// cannot use (LangChain sends one, a placeholder, on calls it gave no id).
 func (d *geminiRequestDecoder) functionCall(call gjson.Result, sig string, i, j int) Part {
 	wire := call.Get("id").Str
 	name := call.Get("name").Str
@@ -333,7 +335,14 @@ func (d *geminiRequestDecoder) functionCall(call gjson.Result, sig string, i, j 
 	if id == "" {
 		id = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
 	}
-	id = geminiJoinCallID(id, sig)
+	switch {
+	case sig == geminiSkipSignature:
+		sig = "" // the encoder puts the placeholder where Gemini needs one
+	case sig != "" && !geminiBase64(sig):
+		// thoughtSignature is a bytes field: Gemini would refuse it.
+		d.req.Drop("contents.parts.thoughtSignature", "not base64")
+		sig = ""
+	}
 	args := call.Get("args")
 	argText := "{}"
 	if args.IsObject() {
@@ -347,7 +356,7 @@ func (d *geminiRequestDecoder) functionCall(call gjson.Result, sig string, i, j 
 		d.calls[wire] = ref
 	}
 	d.pending = append(d.pending, ref)
-	return Part{Type: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Arguments: argText}}
+	return Part{Type: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Arguments: argText, Signature: sig}}
 }
 
 // functionResponse reads a tool result. Its call is found by id, or else
