@@ -185,6 +185,9 @@ func (d *geminiRequestDecoder) contents(arr gjson.Result) *Error {
 		if err != nil {
 			return false
 		}
+		if role == RoleAssistant {
+			parts = d.continueThought(parts)
+		}
 		if len(parts) > 0 {
 			d.req.Messages = append(d.req.Messages, Message{Role: role, Parts: parts})
 		}

@@ -125,6 +125,26 @@ func geminiAppendThought(out []Part, text, sig string) []Part {
 	return append(out, Part{Type: PartThinking, Text: text, Signature: sig})
 }
 
+// continueThought joins a model content's leading thought to the unsigned
+// thought that ends the model content right before it, and returns the
+// parts left. Clients that keep a streamed answer as it came (the genai
+// SDKs' chats) send one model content per chunk, so one reasoning block
+// spans contents just as it spans parts.
+func (d *geminiRequestDecoder) continueThought(parts []Part) []Part {
+	msgs := d.req.Messages
+	if len(parts) == 0 || parts[0].Type != PartThinking || len(msgs) == 0 || msgs[len(msgs)-1].Role != RoleAssistant {
+		return parts
+	}
+	prev := msgs[len(msgs)-1].Parts
+	last := &prev[len(prev)-1]
+	if last.Type != PartThinking || last.Signature != "" {
+		return parts
+	}
+	last.Text += parts[0].Text
+	last.Signature = parts[0].Signature
+	return parts[1:]
+}
+
 // media appends an inline or referenced file as an image or a document.
 func (d *geminiRequestDecoder) media(out []Part, mime string, m *Media) []Part {
 	m.MediaType = mime

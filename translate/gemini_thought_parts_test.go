@@ -45,11 +45,18 @@ func TestGeminiThoughtPartsRoundTripToAnthropic(t *testing.T) {
 	for i := range evs {
 		enc.Encode(&f, &evs[i])
 	}
-	// The client's view of the model turn: every part of every chunk, in order.
+	// The client's view of the model turn: every part of every chunk, in
+	// order, in one content (Gemini CLI) or one content per chunk (the
+	// genai SDKs' chats).
 	var parts []json.RawMessage
+	var perChunk []string
 	thoughts := 0
 	for _, d := range f.data {
-		gjson.GetBytes(d, "candidates.0.content.parts").ForEach(func(_, p gjson.Result) bool {
+		content := gjson.GetBytes(d, "candidates.0.content")
+		if len(content.Get("parts").Array()) > 0 {
+			perChunk = append(perChunk, content.Raw)
+		}
+		content.Get("parts").ForEach(func(_, p gjson.Result) bool {
 			parts = append(parts, json.RawMessage(p.Raw))
 			if p.Get("thought").Bool() {
 				thoughts++
@@ -61,7 +68,17 @@ func TestGeminiThoughtPartsRoundTripToAnthropic(t *testing.T) {
 		t.Fatalf("the stream sent %d thought parts; the test needs the reasoning split", thoughts)
 	}
 	model, _ := json.Marshal(map[string]any{"role": "model", "parts": parts})
-	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]},` + string(model) +
+	for _, view := range []string{string(model), strings.Join(perChunk, ",")} {
+		geminiEchoToAnthropic(t, view)
+	}
+}
+
+// geminiEchoToAnthropic sends the model turn a Gemini client kept, answered,
+// to an Anthropic backend, and checks the turn's reasoning is one signed
+// thinking block, with thinking on.
+func geminiEchoToAnthropic(t *testing.T, model string) {
+	t.Helper()
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]},` + model +
 		`,{"role":"user","parts":[{"functionResponse":{"id":"toolu_01ThinkTool","name":"get_weather","response":{"output":"18C"}}}]}],` +
 		`"generationConfig":{"thinkingConfig":{"thinkingBudget":2048,"includeThoughts":true}}}`)
 	req, err := geminiCodec{}.DecodeRequest(body)
@@ -122,19 +139,46 @@ func TestGeminiDecodeJoinsThoughtParts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[` + tt.parts + `]}]}`
+			checkJoined(t, body, tt.want)
+		})
+		// The genai SDKs' chats keep a streamed answer as one model
+		// content per chunk: one content per part.
+		t.Run(tt.name+", a content per part", func(t *testing.T) {
+			var contents []string
+			for _, p := range gjson.Parse("[" + tt.parts + "]").Array() {
+				contents = append(contents, `{"role":"model","parts":[`+p.Raw+`]}`)
+			}
+			body := `{"contents":[{"role":"user","parts":[{"text":"q"}]},` + strings.Join(contents, ",") + `]}`
 			req, err := geminiCodec{}.DecodeRequest([]byte(body))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := req.Messages[1].Parts
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %+v, want %+v", got, tt.want)
+			var got []Part
+			for _, m := range req.Messages[1:] {
+				got = append(got, m.Parts...)
 			}
-			for i := range got {
-				if got[i].Type != tt.want[i].Type || got[i].Text != tt.want[i].Text || got[i].Signature != tt.want[i].Signature {
-					t.Errorf("part %d: got %+v, want %+v", i, got[i], tt.want[i])
-				}
-			}
+			checkParts(t, got, tt.want)
 		})
+	}
+}
+
+func checkJoined(t *testing.T, body string, want []Part) {
+	t.Helper()
+	req, err := geminiCodec{}.DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkParts(t, req.Messages[1].Parts, want)
+}
+
+func checkParts(t *testing.T, got, want []Part) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range got {
+		if got[i].Type != want[i].Type || got[i].Text != want[i].Text || got[i].Signature != want[i].Signature {
+			t.Errorf("part %d: got %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }

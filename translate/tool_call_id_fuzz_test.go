@@ -56,6 +56,7 @@ var hostileIDSeeds = []string{
 	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"id":"` + strings.Repeat("x", 200) + `-ts-AAAA","name":"f"},"thoughtSignature":"` + strings.Repeat("QUJD", 120) + `"}]},{"role":"user","parts":[{"functionResponse":{"id":"` + strings.Repeat("x", 200) + `-ts-AAAA","name":"f","response":{}}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"id":"é\u0000\"-th-x","name":"f"},"thought_signature":"%%%"}]},{"role":"user","parts":[{"function_response":{"id":"é\u0000\"-th-x","name":"f","response":{"error":"no"}}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a","thought":true},{"text":"b","thought":true},{"text":"","thought":true,"thoughtSignature":"AAAA"},{"text":"c","thought":true,"thoughtSignature":"BBBB"},{"text":"said"},{"text":"d","thought":true},{"functionCall":{"name":"f"}}]}],"generationConfig":{"thinkingConfig":{"thinkingBudget":2048}}}`,
+	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a","thought":true}]},{"role":"model","parts":[{"text":"b","thought":true}]},{"role":"model","parts":[{"text":"","thoughtSignature":"AAAA"}]},{"role":"model","parts":[{"functionCall":{"name":"f"}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"a","thought":true},{"text":"b","thought":true,"thoughtSignature":"AAAA"}]},{"role":"model","parts":[{"text":"","thoughtSignature":"skip_thought_signature_validator"},{"text":"x","thought":false,"thoughtSignature":"AAAA"}]}]}`,
 }
 
@@ -95,6 +96,10 @@ func geminiCheckDecode(t *testing.T, body []byte) {
 		return
 	}
 	for i, m := range req.Messages {
+		if prev := req.Messages[max(i-1, 0)].Parts; i > 0 && m.Role == RoleAssistant && req.Messages[i-1].Role == RoleAssistant &&
+			m.Parts[0].Type == PartThinking && prev[len(prev)-1].Type == PartThinking && prev[len(prev)-1].Signature == "" {
+			t.Fatalf("messages[%d]: a thought continued from the model content before not joined", i)
+		}
 		for j := range m.Parts {
 			p := &m.Parts[j]
 			if m.Role == RoleAssistant && j > 0 && p.Type == PartThinking && m.Parts[j-1].Type == PartThinking && m.Parts[j-1].Signature == "" {
