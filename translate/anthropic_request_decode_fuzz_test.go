@@ -39,6 +39,7 @@ var anthRefSeeds = []string{
 	`{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":1e3,"temperature":0.5,"top_k":3,"stop_sequences":["a"],"metadata":{"user_id":"u","x":1},"tool_choice":{"type":"tool","name":"n","disable_parallel_tool_use":true},"thinking":{"type":"enabled","budget_tokens":"12"},"output_config":{"effort":"low","format":{"type":"json_schema","schema":{}}}}`,
 	` [1] `,
 	``,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_` + strings.Repeat("c", 70) + `-ts-QUJD","name":"f","input":{}},{"type":"tool_use","id":"-th-\u00e9","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_` + strings.Repeat("c", 70) + `-ts-QUJD","content":"r"},{"type":"tool_result","tool_use_id":"-th-\u00e9","content":"r"}]}]}`,
 	`{"model":"m","messages":[{"role":"user","content":"ab` + "\xff" + `\u2028` + "\u2028" + `"}]}`,
 }
 
@@ -110,6 +111,7 @@ func anthCheckAgainstReference(t *testing.T, body []byte) {
 		t.Fatalf("IR differs from the reference's for %q:\n--- got\n%s\n--- reference\n%s", body, gb.String(), wb.String())
 	}
 	anthCheckForms(t, got)
+	checkToolIDLimits(t, got)
 }
 
 // anthCheckForms checks that every splice form of req is the form of its

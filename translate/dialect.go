@@ -94,8 +94,8 @@ type Dialect struct {
 	DropParams []string `json:"drop_params,omitempty"`
 
 	// Send tool call ids as the client wrote them. By default an id with
-	// characters outside [a-zA-Z0-9_-] is rewritten for the backend and
-	// restored in the answer.
+	// characters outside [a-zA-Z0-9_-], or longer than OpenAI's 40, is
+	// rewritten for the backend and restored in the answer.
 	KeepToolIDs bool `json:"keep_tool_ids,omitempty"`
 
 	// The longest tool name the backend accepts; longer names, and names
@@ -208,12 +208,14 @@ func (d *Dialect) BackendToolName(name string) string {
 	return short + "_" + tokenHash(name)
 }
 
-// BackendToolID is the id the backend sees for the client's tool call id.
+// BackendToolID is the id the backend sees for the client's tool call id:
+// the id itself when it is made of [a-zA-Z0-9_-] and within OpenAI Chat's
+// 40 bytes, a stand-in (toolIDStandIn) otherwise.
 func (d *Dialect) BackendToolID(id string) string {
-	if (d != nil && d.KeepToolIDs) || validToolToken(id) || id == "" {
+	if (d != nil && d.KeepToolIDs) || id == "" || validToolToken(id) && len(id) <= oaiMaxToolIDLength {
 		return id
 	}
-	return sanitizeToolToken(id, 40) + "_" + tokenHash(id)
+	return toolIDStandIn(id, oaiMaxToolIDLength)
 }
 
 // ClientToolNames maps the backend's tool names back to the client's, for

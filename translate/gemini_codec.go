@@ -22,9 +22,11 @@ import (
 //     to the same ids; the encoder finds the name of a tool result from the
 //     call it answers.
 //   - Thought signatures ride on parts, most importantly on functionCall
-//     parts, and Gemini 3 refuses a history that lost them. The IR carries
-//     a call's signature inside its tool-call id (see geminiJoinCallID),
-//     which every client echoes back unchanged.
+//     parts, and Gemini 3 refuses a history that lost them. A Gemini
+//     backend's signature on a call travels inside the call's id (see
+//     geminiJoinCallID), which every client echoes back unchanged; one a
+//     Gemini client sends stays beside the id (ToolCall.Signature), for a
+//     Gemini backend only.
 type geminiCodec struct{}
 
 func init() { Register(geminiCodec{}) }
@@ -65,17 +67,33 @@ func geminiJoinCallID(id, sig string) string {
 	if sig == "" || sig == geminiSkipSignature || strings.Contains(id, geminiSigSep) {
 		return id
 	}
-	raw, err := base64.StdEncoding.DecodeString(sig)
-	if err != nil {
-		if raw, err = base64.RawStdEncoding.DecodeString(sig); err != nil {
-			return id
-		}
+	raw, ok := geminiDecodeBase64(sig)
+	if !ok {
+		return id
 	}
 	b := make([]byte, 0, len(id)+len(geminiSigSep)+base64.RawURLEncoding.EncodedLen(len(raw)))
 	b = append(b, id...)
 	b = append(b, geminiSigSep...)
 	b = base64.RawURLEncoding.AppendEncode(b, raw)
 	return string(b)
+}
+
+// geminiDecodeBase64 decodes a bytes field, padded or not, as proto3 JSON
+// writes and reads it.
+func geminiDecodeBase64(s string) ([]byte, bool) {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if raw, err = base64.RawStdEncoding.DecodeString(s); err != nil {
+			return nil, false
+		}
+	}
+	return raw, true
+}
+
+// geminiBase64 reports whether s is a bytes field's value, padded or not.
+func geminiBase64(s string) bool {
+	_, ok := geminiDecodeBase64(s)
+	return ok
 }
 
 // geminiSplitCallID undoes geminiJoinCallID: the id as the backend knows it,

@@ -128,8 +128,8 @@ func TestGeminiDecodeRequestDetails(t *testing.T) {
 	if calls[0].ToolCall.ID == calls[1].ToolCall.ID {
 		t.Fatalf("ids not distinct: %q", calls[0].ToolCall.ID)
 	}
-	if _, sig := geminiSplitCallID(calls[0].ToolCall.ID); sig == "" {
-		t.Errorf("the real signature is not carried in %q", calls[0].ToolCall.ID)
+	if tc := calls[0].ToolCall; tc.Signature == "" || tc.ID != "call_1_0" {
+		t.Errorf("the real signature is not carried beside the id: %+v", tc)
 	}
 	if results[0].ToolResult.CallID != calls[1].ToolCall.ID || results[1].ToolResult.CallID != calls[0].ToolCall.ID {
 		t.Errorf("results not linked: %q %q vs %q %q", results[0].ToolResult.CallID, results[1].ToolResult.CallID, calls[0].ToolCall.ID, calls[1].ToolCall.ID)

@@ -278,7 +278,8 @@ func (e *geminiRequestEncoder) appendFunctionResponse(tr *ToolResult) {
 }
 
 // appendModelParts writes an assistant message. A functionCall part gets
-// back the thought signature its id carries; the first call of a turn that
+// back its thought signature, the one a Gemini client sent beside the call
+// or the one its id carries; the first call of a turn that
 // has none gets Gemini's documented placeholder, which Gemini 3 requires
 // when the history's calls were not made by Gemini.
 func (e *geminiRequestEncoder) appendModelParts(parts []Part) {
@@ -318,6 +319,9 @@ func (e *geminiRequestEncoder) appendModelParts(parts []Part) {
 
 func (e *geminiRequestEncoder) appendFunctionCall(tc *ToolCall) {
 	id, sig := geminiSplitCallID(tc.ID)
+	if tc.Signature != "" {
+		sig = tc.Signature
+	}
 	if sig == "" && e.calls == 0 {
 		sig = geminiSkipSignature
 	}

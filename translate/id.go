@@ -3,6 +3,7 @@ package translate
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"hash/fnv"
 )
 
 // newID returns prefix followed by 24 random hex digits, the shape of the
@@ -19,3 +20,29 @@ func newID(prefix string) string {
 // NewCallID returns a fresh tool call id in OpenAI's shape: "call_" and 24
 // hex digits. Package stream uses it for calls parsed out of model text.
 func NewCallID() string { return newID("call_") }
+
+// boundToolID returns id when it has at most limit bytes, and otherwise
+// toolIDStandIn's stand-in for it. Backends limit ids (OpenAI Chat to 40
+// bytes, Responses to 64) that clients do not: a signature folded into an
+// id (geminiJoinCallID, oaiFoldThinking) runs to hundreds of bytes.
+func boundToolID(id string, limit int) string {
+	if len(id) <= limit {
+		return id
+	}
+	return toolIDStandIn(id, limit)
+}
+
+// toolIDStandIn returns a stand-in for id of at most limit bytes (limit >=
+// 17), all of them in [a-zA-Z0-9_-]: the start of id, with other bytes made
+// '_', then "_" and 16 hex digits of FNV-1a (64 bits) of the whole id. It
+// depends on id alone, so a call and its result, written apart, still pair,
+// and the same history gives the same ids turn after turn (prompt caches
+// keep hitting).
+func toolIDStandIn(id string, limit int) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id)) // a hash.Hash never fails
+	b := make([]byte, 0, limit)
+	b = append(b, sanitizeToolToken(id, limit-17)...)
+	b = append(b, '_')
+	return string(hex.AppendEncode(b, h.Sum(nil)))
+}

@@ -87,6 +87,12 @@ type ToolCall struct {
 	// JSON when a model produced invalid JSON; codecs pass it on rather than
 	// lose it.
 	Arguments string
+	// Signature is the thought signature a Gemini client sent on the
+	// call's functionCall part. Only a Gemini backend, the issuer, gets it
+	// back; it is not folded into ID, which other backends limit in length.
+	// (A Gemini backend's own signatures travel in ID instead, through
+	// clients that hand back nothing but the id: see geminiJoinCallID.)
+	Signature string
 }
 
 // ToolResult is the outcome of a tool call, sent back by the client.

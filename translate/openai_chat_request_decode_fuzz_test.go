@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -37,6 +38,7 @@ func oaiSameAsReference(t *testing.T, body []byte) {
 		t.Fatal("the decoder changed the body")
 	}
 	oaiSplicedSameAsEscaped(t, got)
+	checkToolIDLimits(t, got)
 }
 
 // oaiSplicedSameAsEscaped fails t unless the Anthropic and Gemini encoders
@@ -117,6 +119,8 @@ var oaiDecodeSeeds = []string{
 	`  [1]  `,
 	`{"model":"m","messages":[{"role":"user","content":"q"}]} x`,
 	`{"model":"m","messages":[{"role":"user","content":"\ud83d\ude00 \u00e9 \"q\""}],"tools":[{"type":"function","function":{"name":"f","description":"\ttab"}}]}`,
+	// Hostile tool call ids: past every limit, with louter's separators, outside the token alphabet.
+	`{"model":"m","messages":[{"role":"assistant","tool_calls":[{"id":"call_` + strings.Repeat("a", 90) + `-ts-QUJD","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"\u00e9\u0000-th-x","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_` + strings.Repeat("a", 90) + `-ts-QUJD","content":"r"},{"role":"tool","tool_call_id":"\u00e9\u0000-th-x","content":"r"}]}`,
 }
 
 func TestOpenAIChatDecodeRequestSameAsReference(t *testing.T) {

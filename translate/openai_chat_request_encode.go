@@ -180,11 +180,15 @@ func (e *oaiRequestEncoder) toolName(name string) string {
 	return e.d.BackendToolName(name)
 }
 
+// oaiMaxToolIDLength is the longest tool call id OpenAI Chat accepts
+// ("string too long. Expected a string with maximum length 40").
+const oaiMaxToolIDLength = 40
+
 // toolID is the id the backend sees for a client tool call id (see
-// toolName).
+// toolName). Without a dialect, the id is kept unless it is too long.
 func (e *oaiRequestEncoder) toolID(id string) string {
 	if e.d == nil {
-		return id
+		return boundToolID(id, oaiMaxToolIDLength)
 	}
 	return e.d.BackendToolID(id)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,7 @@ func respSameAsReference(t *testing.T, body []byte) {
 		t.Fatal("the decoder changed the body")
 	}
 	oaiSplicedSameAsEscaped(t, got)
+	checkToolIDLimits(t, got)
 }
 
 // respDecodeSeeds exercise the orders and lookups of the decoder.
@@ -52,6 +54,7 @@ var respDecodeSeeds = []string{
 	`{"model":"m","input":"q","include":null,"tool_choice":"required","text":{"format":{"type":"xml"}},"reasoning":"x"}`,
 	`{"model":"m","input":"q","max_output_tokens":0,"temperature":"hot"}`,
 	`{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_file","file_data":"data:application/pdf;base64,JVBE","filename":"a.pdf"},{"type":"input_file"},{"type":"input_image"}]}]}`,
+	`{"model":"m","input":[{"type":"function_call","name":"f","arguments":"{}","call_id":"call_` + strings.Repeat("b", 80) + `-ts-QUJD"},{"type":"function_call_output","call_id":"call_` + strings.Repeat("b", 80) + `-ts-QUJD","output":"r"},{"type":"custom_tool_call","name":"g","input":"x","call_id":"\u00e9-th-` + strings.Repeat("z", 70) + `"},{"type":"custom_tool_call_output","call_id":"\u00e9-th-` + strings.Repeat("z", 70) + `","output":"ok"}]}`,
 }
 
 func TestOpenAIResponsesDecodeRequestSameAsReference(t *testing.T) {

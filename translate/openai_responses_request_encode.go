@@ -10,6 +10,9 @@ const (
 	respDropForeignSig   = "reasoning from another protocol cannot be sent to a Responses backend"
 )
 
+// respMaxCallIDLength is the longest call_id the Responses API accepts.
+const respMaxCallIDLength = 64
+
 // EncodeRequest implements Codec. It writes a stateless Responses request
 // (store:false, the whole history in input) for a Responses backend, from an
 // IR that came from another protocol: Claude Code, Cursor or Gemini CLI on a
@@ -171,7 +174,7 @@ func (e *respRequestEncoder) appendUser(b []byte, m *Message) []byte {
 func (e *respRequestEncoder) appendToolOutput(b []byte, tr *ToolResult) []byte {
 	b = appendJSONComma(b)
 	b = append(b, `{"type":"function_call_output","call_id":`...)
-	b = appendJSONString(b, tr.CallID)
+	b = appendJSONString(b, boundToolID(tr.CallID, respMaxCallIDLength))
 	b = append(b, `,"output":`...)
 	prefix := ""
 	if tr.IsError {
@@ -294,7 +297,7 @@ func (e *respRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
 			}
 			b = appendJSONComma(b)
 			b = append(b, `{"type":"function_call","call_id":`...)
-			b = appendJSONString(b, tc.ID)
+			b = appendJSONString(b, boundToolID(tc.ID, respMaxCallIDLength))
 			b = append(b, `,"name":`...)
 			b = appendJSONString(b, tc.Name)
 			b = append(b, `,"arguments":`...)
