@@ -188,8 +188,7 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 		var err error
 		if e.hash, err = c.keyHash(); err != nil {
 			errs = append(errs, fmt.Errorf("client %q: %w", c.Name, err))
-		}
-		if e.hash == nil && l.Identity == "" {
+		} else if e.hash == nil && l.Identity == "" { // a key source that failed is reported above
 			errs = append(errs, fmt.Errorf("client %q: no key (key_sha256, key_file or key_env), and no identity is configured", c.Name))
 		}
 		if e.policy, err = c.policy(); err != nil {
