@@ -110,7 +110,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	var modelLines []caddyfile.Token // where each model route was written
+	var modelLines []routeLines // where each model route was written
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch d.Val() {
 		case "max_request_body":
@@ -152,7 +152,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 
 		case "model":
-			modelLines = append(modelLines, d.Token())
+			at := routeLines{model: d.Token()}
 			args := d.RemainingArgs()
 			if len(args) < 2 || len(args) > 3 {
 				return d.ArgErr()
@@ -161,10 +161,11 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			if len(args) == 3 {
 				route.Rename = args[2]
 			}
-			if err := unmarshalRouteBlock(d, &route); err != nil {
+			if err := unmarshalRouteBlock(d, &route, &at); err != nil {
 				return err
 			}
 			l.Models = append(l.Models, route)
+			modelLines = append(modelLines, at)
 
 		case "client", "identity", "price", "redis":
 			if err := l.ClientAccess.unmarshalCaddyfile(d); err != nil { // client_keys_caddyfile.go
@@ -184,8 +185,9 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 }
 
 // unmarshalRouteBlock parses the optional block of a model route; the
-// dispenser is on the route's last argument.
-func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
+// dispenser is on the route's last argument. at gets the lines of its
+// when conditions.
+func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute, at *routeLines) error {
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch d.Val() {
 		case "list":
@@ -199,6 +201,7 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute) error {
 				return err
 			}
 		case "when":
+			at.when = append(at.when, d.Token())
 			c, err := unmarshalWhen(d) // route_conditions_caddyfile.go
 			if err != nil {
 				return err

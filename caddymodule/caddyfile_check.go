@@ -27,17 +27,35 @@ func checkBackendProtocol(b *Backend) error {
 	return nil
 }
 
-// checkModelBackends reports model routes that name no backend of the
-// block; backends may be defined after the routes that use them, so this
-// runs at the end of the block, with the lines of the model routes.
-func (l *Louter) checkModelBackends(lines []caddyfile.Token) error {
+// routeLines are where a model route and its when conditions were
+// written, for the errors of checkModelBackends.
+type routeLines struct {
+	model caddyfile.Token
+	when  []caddyfile.Token
+}
+
+// checkModelBackends reports model routes, fallbacks and when conditions
+// that name no backend of the block; backends may be defined after the
+// routes that use them, so this runs at the end of the block, with the
+// lines the routes and conditions were written on.
+func (l *Louter) checkModelBackends(lines []routeLines) error {
 	for i, m := range l.Models {
-		if _, ok := l.Backends[m.Backend]; !ok && i < len(lines) {
-			return fmt.Errorf("model %s: no backend named '%s' in this louter block, at %s:%d", m.Match, m.Backend, lines[i].File, lines[i].Line)
+		if i >= len(lines) {
+			break
+		}
+		at := lines[i].model
+		if _, ok := l.Backends[m.Backend]; !ok {
+			return fmt.Errorf("model %s: no backend named '%s' in this louter block, at %s:%d", m.Match, m.Backend, at.File, at.Line)
 		}
 		for _, fb := range m.Fallbacks {
-			if _, ok := l.Backends[fb.Backend]; !ok && i < len(lines) {
-				return fmt.Errorf("model %s: fallback: no backend named '%s' in this louter block, at %s:%d", m.Match, fb.Backend, lines[i].File, lines[i].Line)
+			if _, ok := l.Backends[fb.Backend]; !ok {
+				return fmt.Errorf("model %s: fallback: no backend named '%s' in this louter block, at %s:%d", m.Match, fb.Backend, at.File, at.Line)
+			}
+		}
+		for j, c := range m.When {
+			if _, ok := l.Backends[c.Backend]; !ok && j < len(lines[i].when) {
+				w := lines[i].when[j]
+				return fmt.Errorf("model %s: when %s: no backend named '%s' in this louter block, at %s:%d", m.Match, c.String(), c.Backend, w.File, w.Line)
 			}
 		}
 	}

@@ -34,6 +34,11 @@ func TestCaddyfileCheckErrors(t *testing.T) {
 			"louter {\n backend x {\n  protocol anthropic\n  reverse_proxy localhost:1\n }\n model claude-* x\n model gpt-* y\n}",
 			[]string{"model gpt-*: no backend named 'y' in this louter block", "Testfile:7"},
 		},
+		{
+			"when naming no backend",
+			"louter {\n backend x {\n  protocol anthropic\n  reverse_proxy localhost:1\n }\n model claude-* x {\n  when images x\n  when thinking and tools y\n }\n}",
+			[]string{"model claude-*: when thinking and tools: no backend named 'y' in this louter block", "Testfile:8"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

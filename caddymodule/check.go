@@ -4,14 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
 
 	"github.com/louter/louter/translate"
 )
 
-// CheckConfig looks for mistakes `caddy validate` lets through in every
-// louter handler of a Caddy JSON configuration (anywhere in the http app's
-// routes, subroutes included), and returns one line per problem:
+// CheckConfig reports what `caddy validate` would refuse in a Caddy JSON
+// configuration, and then looks for mistakes it lets through in every
+// louter handler (anywhere in the http app's routes, subroutes included).
+// It returns one line per problem:
 //
+//   - each error of caddy.Validate, which provisions the configuration as
+//     `caddy validate` does (a client with no key, a key_env that is not
+//     set, a route's unknown backend, ...); Caddy stops at the first
+//     module that fails, so a second handler's show once the first's are
+//     fixed;
 //   - a model route that reaches no backend (the backend is not defined);
 //   - a model route that can never match because an earlier route's
 //     pattern matches every model its own does (first match wins);
@@ -20,8 +29,9 @@ import (
 //   - a dialect on a backend that does not speak openai_chat, a dialect
 //     setting Validate refuses, or a protocol no codec speaks.
 //
-// It does not provision anything: it reads the configuration as written.
-// The error is for a configuration that is not JSON.
+// Its own checks read the configuration as written, without
+// provisioning; a problem both find is reported once, by them, with the
+// handler's place. The error is for a configuration that is not JSON.
 func CheckConfig(cfg []byte) ([]string, error) {
 	var root any
 	if err := json.Unmarshal(cfg, &root); err != nil {
@@ -51,7 +61,50 @@ func CheckConfig(cfg []byte) ([]string, error) {
 		}
 	}
 	walk("", root)
+	// Validate's errors, but for those a check above already reported in
+	// the same words, with the handler's place.
+	reported := make(map[string]bool, len(problems))
+	for _, p := range problems {
+		_, msg, _ := strings.Cut(p, ": ")
+		reported[msg] = true
+	}
+	for _, p := range validateProblems(cfg) {
+		if !reported[strings.TrimPrefix(p, validatePrefix)] {
+			problems = append(problems, p)
+		}
+	}
 	return problems, nil
+}
+
+// validatePrefix starts the problems caddy.Validate reported.
+const validatePrefix = "caddy validate: "
+
+// validateProblems runs what `caddy validate` runs on cfg and returns its
+// error, one line per line of it. louter's Provision and Validate join
+// every error they find, one a line; the first line carries the chain of
+// modules Caddy went through, cut to what follows louter's module name.
+func validateProblems(cfg []byte) []string {
+	var c *caddy.Config
+	err := caddy.StrictUnmarshalJSON(caddy.RemoveMetaFields(cfg), &c)
+	if err == nil {
+		err = caddy.Validate(c)
+	}
+	if err == nil {
+		return nil
+	}
+	var problems []string
+	for i, line := range strings.Split(strings.TrimSpace(err.Error()), "\n") {
+		if i == 0 {
+			const module = "http.handlers.louter: "
+			if j := strings.LastIndex(line, module); j >= 0 {
+				line = strings.TrimPrefix(line[j+len(module):], "invalid configuration: ")
+			}
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			problems = append(problems, validatePrefix+line)
+		}
+	}
+	return problems
 }
 
 // checkHandler checks one louter handler; where names it in the config.
@@ -106,18 +159,20 @@ func checkHandler(where string, raw map[string]any) []string {
 		}
 	}
 
+	// Worded as Validate words them (module.go, fallback.go,
+	// route_conditions.go), so that CheckConfig reports each once.
 	for i, m := range l.Models {
 		if _, ok := l.Backends[m.Backend]; !ok {
-			add("model %q: backend %q is not defined", m.Match, m.Backend)
+			add("model route %d (%q): unknown backend %q", i, m.Match, m.Backend)
 		}
-		for _, fb := range m.Fallbacks {
+		for j, fb := range m.Fallbacks {
 			if _, ok := l.Backends[fb.Backend]; !ok {
-				add("model %q: fallback backend %q is not defined", m.Match, fb.Backend)
+				add("model route %d (%q): fallback %d: unknown backend %q", i, m.Match, j, fb.Backend)
 			}
 		}
-		for _, c := range m.When {
+		for j, c := range m.When {
 			if _, ok := l.Backends[c.Backend]; !ok {
-				add("model %q: when %s: backend %q is not defined", m.Match, c.String(), c.Backend)
+				add("model route %d (%q), condition %d: unknown backend %q", i, m.Match, j, c.Backend)
 			}
 		}
 		for _, earlier := range l.Models[:i] {

@@ -19,8 +19,10 @@ func init() {
 		Long: `
 louter's own commands.
 
-check loads a configuration as "caddy validate" does (adapting a Caddyfile)
-and looks for what validation lets through in every louter handler: model
+check loads a configuration as "caddy validate" does (adapting a Caddyfile),
+reports each error "caddy validate" would (a client with no key, an unset
+key_env, ...), and looks for what validation lets through in every louter
+handler: model
 routes that reach no backend, routes that can never match because an
 earlier pattern matches every model they do, api_key placeholders naming
 environment variables that are not set, dialect settings that do not fit the

@@ -68,10 +68,10 @@ func TestCheckConfig(t *testing.T) {
 		`backend "bad": dialect: unknown tool_calls "xml"`,
 		`backend "spare": api_key names the environment variable LOUTER_TEST_UNSET_SPARE, which is not set`,
 		`backend "typo": unknown protocol "openai"`,
-		`model "claude-*": fallback backend "nope" is not defined`,
-		`model "claude-*": when images: backend "vision" is not defined`,
+		`model route 0 ("claude-*"): fallback 1: unknown backend "nope"`,
+		`model route 0 ("claude-*"), condition 0: unknown backend "vision"`,
 		`model "claude-sonnet-*": never matches: the earlier route "claude-*" matches every model it does`,
-		`model "gpt-*": backend "openai" is not defined`,
+		`model route 2 ("gpt-*"): unknown backend "openai"`,
 		`model "local/*": never matches: the earlier route "*" matches every model it does`,
 		`model "x": never matches: the earlier route "*" matches every model it does`,
 		`model "y": never matches: the earlier route "*" matches every model it does`,
@@ -97,6 +97,41 @@ func TestCheckConfig(t *testing.T) {
 	}
 	if _, err := CheckConfig([]byte("not json")); err == nil {
 		t.Error("no error for a config that is not JSON")
+	}
+}
+
+// What `caddy validate` refuses, check reports too, each error on a line
+// of its own: it said "no problems found" for clients with no key or an
+// unset key_env, which Caddy refuses to load.
+func TestCheckConfigReportsValidateErrors(t *testing.T) {
+	cfg := `{"apps": {"http": {"servers": {"s": {"routes": [{"handle": [{"handler": "louter",
+		"backends": {"m": {"protocol": "openai_chat", "upstream": {"handler": "reverse_proxy"}}},
+		"models": [{"match": "*", "backend": "m"}],
+		"clients": [{"name": "nokey"}, {"name": "env", "key_env": "LOUTER_TEST_NEVER_SET_KEY"}, {"name": "budget", "key_sha256": "00", "budget": "lots"}]}]}]}}}}}`
+	problems, err := CheckConfig([]byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`caddy validate: client "nokey": no key (key_sha256, key_file or key_env), and no identity is configured`,
+		`caddy validate: client "env": key_env: LOUTER_TEST_NEVER_SET_KEY is not set`,
+		`caddy validate: client "budget": key_sha256 must be 64 hexadecimal digits`,
+		`caddy validate: client "budget": budget "lots": `,
+	}
+	if len(problems) != len(want) {
+		t.Fatalf("%d problems, want %d:\n%s", len(problems), len(want), strings.Join(problems, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(problems[i], w) {
+			t.Errorf("problem %d = %q, want %q", i, problems[i], w)
+		}
+	}
+
+	// A configuration that is not Caddy's at all (an unknown member) is
+	// refused as caddy validate refuses it.
+	problems, _ = CheckConfig([]byte(`{"apps": {"http": {"servers": {"s": {"routes": [], "nonsense": 1}}}}}`))
+	if len(problems) != 1 || !strings.Contains(problems[0], "nonsense") {
+		t.Errorf("unknown member: %q", problems)
 	}
 }
 
@@ -133,6 +168,23 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 `)
+	// caddy validate refuses these; check said "no problems found".
+	keys := write("keys.Caddyfile", `:8080 {
+	louter {
+		backend m {
+			protocol openai_chat
+			reverse_proxy 127.0.0.1:8081
+		}
+		model * m
+		client nokey {
+			models *
+		}
+		client env {
+			key_env LOUTER_TEST_NEVER_SET_CLIENT_KEY
+		}
+	}
+}
+`)
 	run := func(file string) (string, int, error) {
 		var out strings.Builder
 		checkOutput = &out
@@ -152,6 +204,16 @@ func TestCheckCommand(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0], "LOUTER_TEST_NEVER_SET, which is not set") ||
 		!strings.Contains(lines[1], `model "claude-*": never matches`) {
 		t.Errorf("bad config, one line per problem expected:\n%s", out)
+	}
+
+	out, code, err = run(keys)
+	if code != 1 || !errors.Is(err, errProblems) {
+		t.Errorf("keys config: exit %d, %v", code, err)
+	}
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `client "nokey": no key`) ||
+		!strings.Contains(lines[1], `client "env": key_env: LOUTER_TEST_NEVER_SET_CLIENT_KEY is not set`) {
+		t.Errorf("keys config, one line per problem expected:\n%s", out)
 	}
 
 	if out, code, err := run(good); code != 0 || err != nil || !strings.Contains(out, "no problems found") {

@@ -188,8 +188,7 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 		var err error
 		if e.hash, err = c.keyHash(); err != nil {
 			errs = append(errs, fmt.Errorf("client %q: %w", c.Name, err))
-		}
-		if e.hash == nil && l.Identity == "" {
+		} else if e.hash == nil && l.Identity == "" { // a key source that failed is reported above
 			errs = append(errs, fmt.Errorf("client %q: no key (key_sha256, key_file or key_env), and no identity is configured", c.Name))
 		}
 		if e.policy, err = c.policy(); err != nil {
@@ -316,15 +315,29 @@ func (l *Louter) authenticate(w http.ResponseWriter, r *http.Request, req apiReq
 		}
 	}
 	c, refusal := a.identify(r)
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	extra, _ := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
 	if refusal != authOK {
+		// No exchange record exists yet to publish the fields the README
+		// promises on every line (exchange_record.go): a refusal sets them
+		// itself, so refused requests show in the access log and in
+		// log_append like the requests louter rejects later.
+		if repl != nil {
+			repl.Set("http.louter.client", string(p))
+			repl.Set("http.louter.outcome", outcomeRejected)
+		}
+		if extra != nil {
+			extra.Set(zap.String("louter_client", string(p)))
+			extra.Set(zap.String("louter_outcome", outcomeRejected))
+		}
+		l.countAuthRefusal(p, refusal)
 		writeAuthError(w, p, refusal, "")
 		return r, false
 	}
-	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if repl != nil {
 		repl.Set("http.louter.client_name", c.name)
 	}
-	if extra, _ := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); extra != nil {
+	if extra != nil {
 		extra.Set(zap.String("louter_client_name", c.name))
 	}
 	return r.WithContext(context.WithValue(r.Context(), clientCtxKey{}, c)), true
@@ -339,6 +352,23 @@ const (
 	authInvalid
 	authModel
 )
+
+// authRefusalReasons are louter_auth_refusals_total's reason labels, by
+// authResult.
+var authRefusalReasons = [...]string{
+	authMissing: "missing_key",
+	authInvalid: "invalid_key",
+	authModel:   "model_not_allowed",
+}
+
+// countAuthRefusal counts a request the key table refused in
+// louter_auth_refusals_total, by client protocol and reason: a refused
+// key is not a client, so client_name would say nothing.
+func (l *Louter) countAuthRefusal(p translate.Protocol, why authResult) {
+	if l.metrics != nil {
+		l.metrics.authRefusals.WithLabelValues(string(p), authRefusalReasons[why]).Inc()
+	}
+}
 
 // identify finds the request's client: by the identity placeholder, else
 // by its key, whose hash is compared with every entry's in constant time.
@@ -388,8 +418,9 @@ func (c *clientEntry) allows(model string) bool {
 
 // modelAllowed answers with 403 a request, on an endpoint other than chat
 // (embeddings, token counting), for a model its client may not use.
-func modelAllowed(w http.ResponseWriter, r *http.Request, p translate.Protocol, model string) bool {
+func (l *Louter) modelAllowed(w http.ResponseWriter, r *http.Request, p translate.Protocol, model string) bool {
 	if c := clientOf(r); c != nil && !c.allows(model) {
+		l.countAuthRefusal(p, authModel)
 		writeAuthError(w, p, authModel, model)
 		return false
 	}

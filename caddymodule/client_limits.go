@@ -72,6 +72,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 	}
 	c := clientOf(r)
 	if c != nil && !c.allows(model) {
+		l.countAuthRefusal(p, authModel)
 		writeAuthError(w, p, authModel, model)
 		return nil, false
 	}

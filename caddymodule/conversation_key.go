@@ -108,7 +108,7 @@ func (c *conversation) cheap() string { return c.k }
 // key returns the conversation key, hashing the first turn when the agent
 // sent no id; "" when the body has no text to hash either.
 func (c *conversation) key() string {
-	c.once.Do(func() { c.k = firstTurnHash(c.p, c.body, c.sys, c.msgs) })
+	c.once.Do(func() { c.k = firstTurnHash(c.body, c.sys, c.msgs) })
 	return c.k
 }
 
@@ -141,13 +141,16 @@ func claudeCodeSession(userID string) string {
 }
 
 // firstTurnHash hashes the text of the system prompt and of the first
-// message of the conversation (the first two for OpenAI Chat and
-// Responses, whose system prompt is a message). Only text is hashed, not
-// raw JSON: Claude Code moves cache_control breakpoints from turn to turn,
-// which changes the bytes but not the conversation. sys and msgs are where
-// the body scan found the members (translate.TopLevel), so only those are
-// read.
-func firstTurnHash(p translate.Protocol, body []byte, sys, msgs translate.Span) string {
+// message of the conversation that is not a system prompt: OpenAI Chat and
+// Responses carry theirs as leading system or developer messages, which
+// are hashed, and the first message after them is the user's. Counting a
+// fixed number of messages instead would take the assistant's answer into
+// the key of a conversation with no system message, from the second turn
+// on. Only text is hashed, not raw JSON: Claude Code moves cache_control
+// breakpoints from turn to turn, which changes the bytes but not the
+// conversation. sys and msgs are where the body scan found the members
+// (translate.TopLevel), so only those are read.
+func firstTurnHash(body []byte, sys, msgs translate.Span) string {
 	member := func(at translate.Span) gjson.Result {
 		if !at.Found() {
 			return gjson.Result{}
@@ -160,15 +163,9 @@ func firstTurnHash(p translate.Protocol, body []byte, sys, msgs translate.Span) 
 	if ms.Type == gjson.String { // Responses: input may be one string
 		n += hashText(h, ms)
 	} else {
-		first := 1
-		if p == translate.ProtocolOpenAIChat || p == translate.ProtocolOpenAIResponses {
-			first = 2 // the system (developer) message, then the user's
-		}
-		i := 0
 		ms.ForEach(func(_, m gjson.Result) bool {
 			n += hashText(h, m)
-			i++
-			return i < first
+			return isSystemMessage(m) // the first other message ends the first turn
 		})
 	}
 	if n == 0 {
@@ -177,6 +174,20 @@ func firstTurnHash(p translate.Protocol, body []byte, sys, msgs translate.Span) 
 	var sum [8]byte
 	binary.BigEndian.PutUint64(sum[:], h.Sum64())
 	return "hash:" + hex.EncodeToString(sum[:])
+}
+
+// isSystemMessage reports whether a message is a system prompt carried
+// as a message (OpenAI Chat's and Responses' system and developer roles).
+// No other protocol has these roles, so no protocol needs naming.
+func isSystemMessage(m gjson.Result) bool {
+	if !m.IsObject() {
+		return false
+	}
+	switch m.Get("role").Str {
+	case "system", "developer":
+		return true
+	}
+	return false
 }
 
 // textSeparator ends each text hashed, so "ab","c" and "a","bc" differ.

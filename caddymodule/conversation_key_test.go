@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,6 +83,115 @@ func TestConversationHashFollowsTheConversation(t *testing.T) {
 				t.Errorf("another conversation has the same key %q", k3)
 			}
 		})
+	}
+}
+
+// A session of 8 conversations of 4 turns each, replayed per client
+// protocol with and without a system prompt, as an agent sends it: each
+// turn's body is the whole conversation so far. A conversation's key never
+// changes, and no two conversations share one. An OpenAI Chat or Responses
+// conversation with no system message used to change key after its first
+// turn, when its first two messages were hashed: the assistant's answer
+// became part of the key.
+func TestConversationKeyStableAcrossTurns(t *testing.T) {
+	type turn struct{ user, assistant string }
+	// body builds a turn's request: system ("" for none), the turns before
+	// and the new user message.
+	type builder func(system string, past []turn, user string) string
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	anthropic := func(system string, past []turn, user string) string {
+		var ms []string
+		for _, t := range past {
+			ms = append(ms, `{"role":"user","content":[{"type":"text","text":`+q(t.user)+`}]}`, `{"role":"assistant","content":[{"type":"text","text":`+q(t.assistant)+`}]}`)
+		}
+		// Claude Code puts its cache breakpoint on the newest message.
+		ms = append(ms, `{"role":"user","content":[{"type":"text","text":`+q(user)+`,"cache_control":{"type":"ephemeral"}}]}`)
+		sys := ""
+		if system != "" {
+			sys = `"system":[{"type":"text","text":` + q(system) + `}],`
+		}
+		return `{"model":"m",` + sys + `"messages":[` + strings.Join(ms, ",") + `]}`
+	}
+	chat := func(system string, past []turn, user string) string {
+		var ms []string
+		if system != "" {
+			ms = append(ms, `{"role":"system","content":`+q(system)+`}`)
+		}
+		for _, t := range past {
+			ms = append(ms, `{"role":"user","content":`+q(t.user)+`}`, `{"role":"assistant","content":`+q(t.assistant)+`}`)
+		}
+		ms = append(ms, `{"role":"user","content":`+q(user)+`}`)
+		return `{"model":"m","messages":[` + strings.Join(ms, ",") + `]}`
+	}
+	responses := func(system string, past []turn, user string) string {
+		var ms []string
+		if system != "" {
+			ms = append(ms, `{"role":"developer","content":`+q(system)+`}`)
+		}
+		for _, t := range past {
+			ms = append(ms, `{"role":"user","content":[{"type":"input_text","text":`+q(t.user)+`}]}`,
+				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":`+q(t.assistant)+`}]}`)
+		}
+		ms = append(ms, `{"role":"user","content":[{"type":"input_text","text":`+q(user)+`}]}`)
+		return `{"model":"m","input":[` + strings.Join(ms, ",") + `]}`
+	}
+	responsesInstructions := func(system string, past []turn, user string) string {
+		b := responses("", past, user)
+		if system == "" {
+			return b
+		}
+		return `{"instructions":` + q(system) + `,` + b[1:]
+	}
+	gemini := func(system string, past []turn, user string) string {
+		var ms []string
+		for _, t := range past {
+			ms = append(ms, `{"role":"user","parts":[{"text":`+q(t.user)+`}]}`, `{"role":"model","parts":[{"text":`+q(t.assistant)+`}]}`)
+		}
+		ms = append(ms, `{"role":"user","parts":[{"text":`+q(user)+`}]}`)
+		sys := ""
+		if system != "" {
+			sys = `"systemInstruction":{"parts":[{"text":` + q(system) + `}]},`
+		}
+		return `{` + sys + `"contents":[` + strings.Join(ms, ",") + `]}`
+	}
+	protocols := []struct {
+		name  string
+		p     translate.Protocol
+		build builder
+	}{
+		{"anthropic", translate.ProtocolAnthropic, anthropic},
+		{"openai chat", translate.ProtocolOpenAIChat, chat},
+		{"openai responses", translate.ProtocolOpenAIResponses, responses},
+		{"openai responses instructions", translate.ProtocolOpenAIResponses, responsesInstructions},
+		{"gemini", translate.ProtocolGemini, gemini},
+	}
+	for _, pr := range protocols {
+		for _, system := range []string{"", "You are a careful coding agent."} {
+			t.Run(fmt.Sprintf("%s system=%t", pr.name, system != ""), func(t *testing.T) {
+				seen := map[string]int{}
+				for c := range 8 {
+					var past []turn
+					first := ""
+					for n := range 4 {
+						user := fmt.Sprintf("conversation %d, request %d", c, n)
+						key := conversationKey(pr.p, nil, []byte(pr.build(system, past, user)))
+						if !strings.HasPrefix(key, "hash:") {
+							t.Fatalf("conversation %d turn %d: key %q, want a hash", c, n+1, key)
+						}
+						if n == 0 {
+							first = key
+						} else if key != first {
+							t.Fatalf("conversation %d turn %d: key %q, was %q at turn 1", c, n+1, key, first)
+						}
+						past = append(past, turn{user, fmt.Sprintf("answer %d to conversation %d", n, c)})
+					}
+					if other, ok := seen[first]; ok {
+						t.Fatalf("conversations %d and %d share key %q", other, c, first)
+					}
+					seen[first] = c
+				}
+			})
+		}
 	}
 }
 

@@ -75,7 +75,7 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 		_ = l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 		return
 	}
-	if !modelAllowed(w, r, proto, call.model) {
+	if !l.modelAllowed(w, r, proto, call.model) {
 		return // the client's models (client_keys.go)
 	}
 

@@ -66,10 +66,16 @@ type liveHandler struct {
 	server *caddyhttp.Server
 }
 
-// registerDiagnostics lists l for the diagnostics endpoint until ctx's
-// config is unloaded. Called from Provision. A handler provisioned outside
-// an HTTP server (as unit tests do) serves nothing and is not listed: a
-// probe through it could not run.
+// registerDiagnostics lists l for the diagnostics endpoint until its
+// config is unloaded (Cleanup calls unregisterDiagnostics). Called from
+// Provision. A handler provisioned outside an HTTP server (as unit tests
+// do) serves nothing and is not listed: a probe through it could not run.
+//
+// Not ctx.OnCancel: a module's ctx is a copy of its config's, and what is
+// added to the copy is never called, so a handler stayed listed after its
+// config was unloaded, or failed to load (caddy validate, louter check),
+// and a probe then went through its half-provisioned backends. Caddy calls
+// Cleanup in all those cases.
 func (l *Louter) registerDiagnostics(ctx caddy.Context) {
 	srv, _ := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	if srv == nil {
@@ -78,11 +84,13 @@ func (l *Louter) registerDiagnostics(ctx caddy.Context) {
 	liveHandlers.Lock()
 	liveHandlers.list = append(liveHandlers.list, liveHandler{l: l, server: srv})
 	liveHandlers.Unlock()
-	ctx.OnCancel(func() {
-		liveHandlers.Lock()
-		defer liveHandlers.Unlock()
-		liveHandlers.list = slices.DeleteFunc(liveHandlers.list, func(h liveHandler) bool { return h.l == l })
-	})
+}
+
+// unregisterDiagnostics takes l off the diagnostics endpoint's list.
+func (l *Louter) unregisterDiagnostics() {
+	liveHandlers.Lock()
+	defer liveHandlers.Unlock()
+	liveHandlers.list = slices.DeleteFunc(liveHandlers.list, func(h liveHandler) bool { return h.l == l })
 }
 
 // diagnosticsReport is the answer of GET /louter/diagnostics.

@@ -25,6 +25,7 @@ type louterMetrics struct {
 	upstreamError *prometheus.CounterVec   // backend, kind
 	dropped       *prometheus.CounterVec   // client, backend, field
 	refusals      *prometheus.CounterVec   // client_name, limit
+	authRefusals  *prometheus.CounterVec   // client, reason
 	fallbacks     *prometheus.CounterVec   // model, from, to, kind
 	decisions     *prometheus.CounterVec   // model, backend, by
 
@@ -149,6 +150,10 @@ func newLouterMetrics() *louterMetrics {
 			Namespace: ns, Name: "limit_refusals_total",
 			Help: "Requests a client or route limit refused, by client name and limit: requests, tokens, concurrent, budget, store_unavailable (the Redis store failed and on_error is closed).",
 		}, []string{"client_name", "limit"}),
+		authRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "auth_refusals_total",
+			Help: "Requests the client key table refused, by client protocol and reason: missing_key, invalid_key, model_not_allowed.",
+		}, []string{"client", "reason"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "fallbacks_total",
 			Help: "Attempts of a fallback chain that failed before the client received content and left the request to the next backend, by model route, failed backend, next backend and upstream error kind.",
@@ -221,6 +226,9 @@ func registerMetrics(reg prometheus.Registerer) (*louterMetrics, error) {
 		return nil, err
 	}
 	if m.refusals, err = register(reg, m.refusals); err != nil {
+		return nil, err
+	}
+	if m.authRefusals, err = register(reg, m.authRefusals); err != nil {
 		return nil, err
 	}
 	if m.fallbacks, err = register(reg, m.fallbacks); err != nil {

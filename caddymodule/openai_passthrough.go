@@ -42,7 +42,7 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 	if !ok {
 		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
-	if !modelAllowed(w, r, client.Protocol(), model) {
+	if !l.modelAllowed(w, r, client.Protocol(), model) {
 		return nil // the client's models (client_keys.go)
 	}
 	b := route.backend

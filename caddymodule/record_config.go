@@ -116,9 +116,10 @@ func (l *Louter) provisionRecord(ctx caddy.Context) error {
 	return nil
 }
 
-// Cleanup releases the recording writer; the last configuration using it
-// closes it.
+// Cleanup takes the handler off the diagnostics endpoint and releases the
+// recording writer; the last configuration using it closes it.
 func (l *Louter) Cleanup() error {
+	l.unregisterDiagnostics() // diagnostics_admin.go
 	if l.recording != nil {
 		_, err := recordPool.Delete(l.recording.key)
 		return err
