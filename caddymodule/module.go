@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -72,6 +73,21 @@ type Louter struct {
 	// answered with 413 in the client's protocol. Default: 32 MiB.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// The largest token counting request body louter reads, in bytes;
+	// larger ones are answered with 413 in the client's protocol.
+	// Counting holds several times its body in memory for as long as the
+	// tokenizer runs, so it is bounded lower than other requests (see
+	// count_bounds.go). Default: 8 MiB, or max_request_body when that is
+	// lower.
+	MaxCountBody int64 `json:"max_count_body,omitempty"`
+
+	// How many token counting calls louter serves at once, local counts
+	// and counts asked of a backend alike; a call beyond them waits up to
+	// 2s for a turn, then is answered 503 with Retry-After in the client's
+	// protocol. Default: the number of CPUs Go uses (GOMAXPROCS), at
+	// least 4; a negative value removes the bound.
+	CountConcurrency int `json:"count_concurrency,omitempty"`
+
 	// More client request headers to send to every backend, beyond those
 	// louter passes by default; see Backend.ForwardHeaders, which adds to
 	// these. Headers that carry credentials cannot be listed.
@@ -114,6 +130,13 @@ type Louter struct {
 
 	// recording is nil unless record is set (record_config.go).
 	recording *recording
+
+	// The token counting bounds (count_bounds.go): the body limit in
+	// force, the slots of the calls in progress (nil: no bound) and how
+	// long a call waits for one.
+	maxCountBody int64
+	countSlots   chan struct{}
+	countWait    time.Duration
 }
 
 // CaddyModule returns the Caddy module information.
@@ -132,6 +155,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		l.MaxRequestBody = defaultMaxRequestBody
 	}
 	l.provisionStreamTimers()
+	l.provisionCounting() // count_bounds.go
 	m, err := registerMetrics(ctx.GetMetricsRegistry())
 	if err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
@@ -247,6 +271,7 @@ func (l *Louter) Validate() error {
 		}
 	}
 	errs = append(errs, l.validateListing()...)    // models_passthrough.go
+	errs = append(errs, l.validateCounting()...)   // count_bounds.go
 	errs = append(errs, l.validateConditions()...) // route_conditions.go
 	for i, m := range l.Models {
 		if m.Match == "" {
