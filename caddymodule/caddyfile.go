@@ -44,6 +44,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    keepalive_interval  <duration>|off
 //	    stream_idle_timeout <duration>|off
 //	    first_byte_timeout  <duration>|off
+//	    list_models_timeout <duration>|off
 //	    backend <name> {
 //	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
@@ -171,6 +172,10 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 		case "stream_idle_timeout":
 			if err := unmarshalStreamTimer(d, &l.StreamIdleTimeout); err != nil {
+				return err
+			}
+		case "list_models_timeout":
+			if err := unmarshalStreamTimer(d, &l.ListModelsTimeout); err != nil {
 				return err
 			}
 		case "first_byte_timeout":

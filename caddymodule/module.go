@@ -115,6 +115,13 @@ type Louter struct {
 	// event, and a backend that passes it is left for the next one.
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
+	// How long a model list request waits for the backends with
+	// list_models passthrough, asked all at once; a backend that has not
+	// answered by then is left out of that list (and logged). A backend's
+	// list is kept for 30s, per client credential with pass_client_auth.
+	// Default: 5s; a negative value waits as long as the client does.
+	ListModelsTimeout caddy.Duration `json:"list_models_timeout,omitempty"`
+
 	// Client keys, limits and prices (client_keys.go).
 	ClientAccess
 
@@ -137,6 +144,11 @@ type Louter struct {
 	maxCountBody int64
 	countSlots   chan struct{}
 	countWait    time.Duration
+
+	// The model list's deadline in force and the backends' lists
+	// (models_fanout.go).
+	listTimeout time.Duration
+	listCache   *listCache
 }
 
 // CaddyModule returns the Caddy module information.
@@ -156,6 +168,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	}
 	l.provisionStreamTimers()
 	l.provisionCounting() // count_bounds.go
+	l.provisionListing()  // models_fanout.go
 	m, err := registerMetrics(ctx.GetMetricsRegistry())
 	if err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
