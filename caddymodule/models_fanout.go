@@ -3,10 +3,12 @@ package caddymodule
 import (
 	"context"
 	"crypto/sha256"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 )
 
@@ -117,8 +119,9 @@ func (l *Louter) backendLists(r *http.Request, names []string) [][]string {
 			continue
 		}
 		asked++
+		req := r.WithContext(ownVars(ctx))
 		go func() {
-			ids, err := l.fetchBackendModels(r.WithContext(ctx), b)
+			ids, err := l.fetchBackendModels(req, b)
 			if err != nil {
 				l.logger.Warn("listing the backend's models failed", zap.String("backend", name), zap.Error(err))
 			} else {
@@ -137,4 +140,16 @@ func (l *Louter) backendLists(r *http.Request, names []string) [][]string {
 		}
 	}
 	return out
+}
+
+// ownVars gives ctx a copy of Caddy's request variables: reverse_proxy
+// writes to them (caddyhttp.SetVar), unguarded, so calls running at once —
+// or one still running once the list has been answered — must not share
+// the request's map.
+func ownVars(ctx context.Context) context.Context {
+	vars, ok := ctx.Value(caddyhttp.VarsCtxKey).(map[string]any)
+	if !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, caddyhttp.VarsCtxKey, maps.Clone(vars))
 }
