@@ -38,10 +38,13 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	louter [<matcher>] {
 //	    max_request_body    <size>
+//	    max_count_body      <size>
+//	    count_concurrency   <n>|off
 //	    forward_headers     <header...>
 //	    keepalive_interval  <duration>|off
 //	    stream_idle_timeout <duration>|off
 //	    first_byte_timeout  <duration>|off
+//	    list_models_timeout <duration>|off
 //	    backend <name> {
 //	        protocol         anthropic|openai_chat|openai_responses|gemini
 //	        api_key          <key>
@@ -126,6 +129,36 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return d.Errf("invalid max_request_body %q", size)
 			}
 			l.MaxRequestBody = int64(n)
+		case "max_count_body":
+			var size string
+			if !d.AllArgs(&size) {
+				return d.ArgErr()
+			}
+			if l.MaxCountBody != 0 {
+				return d.Err("max_count_body already specified")
+			}
+			n, err := humanize.ParseBytes(size)
+			if err != nil || n == 0 || n > 1<<62 {
+				return d.Errf("invalid max_count_body %q", size)
+			}
+			l.MaxCountBody = int64(n)
+		case "count_concurrency":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			if l.CountConcurrency != 0 {
+				return d.Err("count_concurrency already specified")
+			}
+			n, err := strconv.Atoi(v)
+			switch {
+			case v == "off":
+				l.CountConcurrency = -1
+			case err != nil || n <= 0:
+				return d.Errf("invalid count_concurrency %q: want a positive integer or off", v)
+			default:
+				l.CountConcurrency = n
+			}
 
 		case "forward_headers":
 			names := d.RemainingArgs()
@@ -139,6 +172,10 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			}
 		case "stream_idle_timeout":
 			if err := unmarshalStreamTimer(d, &l.StreamIdleTimeout); err != nil {
+				return err
+			}
+		case "list_models_timeout":
+			if err := unmarshalStreamTimer(d, &l.ListModelsTimeout); err != nil {
 				return err
 			}
 		case "first_byte_timeout":

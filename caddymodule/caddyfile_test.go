@@ -15,6 +15,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 	d := caddyfile.NewTestDispenser(`
 	louter {
 		max_request_body 1MiB
+		max_count_body 512KiB
+		count_concurrency 3
 		backend oai {
 			protocol openai_chat
 			api_key {env.OPENAI_API_KEY}
@@ -39,6 +41,9 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 	}
 	if l.MaxRequestBody != 1<<20 {
 		t.Errorf("max_request_body = %d", l.MaxRequestBody)
+	}
+	if l.MaxCountBody != 512<<10 || l.CountConcurrency != 3 {
+		t.Errorf("max_count_body = %d, count_concurrency = %d", l.MaxCountBody, l.CountConcurrency)
 	}
 	oai, anth := l.Backends["oai"], l.Backends["anth"]
 	if oai == nil || anth == nil || len(l.Backends) != 2 {
@@ -90,6 +95,9 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"pass_client_auth with an argument", "louter {\nbackend x {\npass_client_auth yes\n}\n}", "wrong argument count"},
 		{"max_request_body bad", "louter {\nmax_request_body huge\n}", "invalid max_request_body"},
 		{"max_request_body twice", "louter {\nmax_request_body 1MB\nmax_request_body 2MB\n}", "already specified"},
+		{"max_count_body bad", "louter {\nmax_count_body huge\n}", "invalid max_count_body"},
+		{"count_concurrency zero", "louter {\ncount_concurrency 0\n}", "invalid count_concurrency"},
+		{"count_concurrency twice", "louter {\ncount_concurrency 2\ncount_concurrency off\n}", "already specified"},
 		{"model with one argument", "louter {\nmodel claude-*\n}", "wrong argument count"},
 		{"model with four arguments", "louter {\nmodel a b c d\n}", "wrong argument count"},
 	}

@@ -56,6 +56,18 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 			return
 		}
 	}
+	// The client's limits, then a turn, both before the body is read
+	// (count_bounds.go).
+	done, ok := l.admitCount(w, r, proto)
+	if !ok {
+		return
+	}
+	defer done()
+	release, ok := l.countTurn(w, r, client)
+	if !ok {
+		return
+	}
+	defer release()
 	call, te := l.readCountCall(r, client, pathModel)
 	if te != nil {
 		_ = l.reject(w, client, te)
@@ -106,7 +118,7 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 // readCountCall reads and decodes a counting request. A Gemini client may
 // wrap a whole generateContent request in generateContentRequest.
 func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathModel string) (*countCall, *translate.Error) {
-	body, te := l.readBody(r)
+	body, te := readBodyUpTo(r, l.maxCountBody, "token counting request body")
 	if te != nil {
 		return nil, te
 	}

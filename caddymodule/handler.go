@@ -384,11 +384,17 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 // readBody reads the request body, refusing more than max_request_body
 // bytes and compressed bodies (the model inside must be readable).
 func (l *Louter) readBody(r *http.Request) ([]byte, *translate.Error) {
+	return readBodyUpTo(r, l.MaxRequestBody, "request body")
+}
+
+// readBodyUpTo reads the request body, refusing more than limit bytes
+// (what names the body in the refusal) and compressed bodies.
+func readBodyUpTo(r *http.Request, limit int64, what string) ([]byte, *translate.Error) {
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return nil, translate.NewError(http.StatusUnsupportedMediaType, fmt.Sprintf("louter: compressed request bodies (Content-Encoding: %s) are not supported", ce))
 	}
-	tooLarge := translate.NewError(http.StatusRequestEntityTooLarge, fmt.Sprintf("louter: the request body exceeds %d bytes", l.MaxRequestBody))
-	if r.ContentLength > l.MaxRequestBody {
+	tooLarge := translate.NewError(http.StatusRequestEntityTooLarge, fmt.Sprintf("louter: the %s exceeds %d bytes", what, limit))
+	if r.ContentLength > limit {
 		return nil, tooLarge
 	}
 	if r.Body == nil {
@@ -398,14 +404,14 @@ func (l *Louter) readBody(r *http.Request) ([]byte, *translate.Error) {
 	if r.ContentLength > 0 {
 		hint = int(r.ContentLength) + 1 // +1: room for the read that sees EOF
 	}
-	body, err := readAll(io.LimitReader(r.Body, l.MaxRequestBody+1), hint)
+	body, err := readAll(io.LimitReader(r.Body, limit+1), hint)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, tooLarge // request_body's max_size
 		}
 		return nil, bodyReadError(err)
 	}
-	if int64(len(body)) > l.MaxRequestBody {
+	if int64(len(body)) > limit {
 		return nil, tooLarge
 	}
 	return body, nil

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/louter/louter/translate"
 )
 
@@ -53,9 +51,13 @@ type listedModel struct {
 func (l *Louter) listedModels(r *http.Request) []listedModel {
 	var out []listedModel
 	seen := map[string]bool{}
+	c := clientOf(r)
 	add := func(id string) {
 		if id == "" || seen[id] {
 			return
+		}
+		if c != nil && !c.allows(id) {
+			return // the client's models (client_keys.go): after the cache, which all clients share
 		}
 		if route, ok := l.route(id); ok {
 			seen[id] = true
@@ -77,12 +79,9 @@ func (l *Louter) listedModels(r *http.Request) []listedModel {
 		}
 	}
 	slices.Sort(names) // a stable order across requests
-	for _, name := range names {
-		ids, err := l.fetchBackendModels(r, l.Backends[name])
-		if err != nil {
-			l.logger.Warn("listing the backend's models failed", zap.String("backend", name), zap.Error(err))
-			continue
-		}
+	// All asked at once, under a deadline, through a cache (models_fanout.go).
+	for i, ids := range l.backendLists(r, names) {
+		name := names[i]
 		for _, id := range ids {
 			if route, ok := l.route(id); ok && route.Backend == name {
 				add(id)

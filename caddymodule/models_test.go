@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
@@ -17,6 +19,7 @@ import (
 func TestUnmarshalCaddyfileListing(t *testing.T) {
 	d := caddyfile.NewTestDispenser(`
 	louter {
+		list_models_timeout 2s
 		backend oai {
 			protocol openai_chat
 			list_models passthrough
@@ -34,6 +37,9 @@ func TestUnmarshalCaddyfileListing(t *testing.T) {
 	}
 	if l.Backends["oai"].ListModels != "passthrough" {
 		t.Errorf("list_models = %q", l.Backends["oai"].ListModels)
+	}
+	if l.ListModelsTimeout != caddy.Duration(2*time.Second) {
+		t.Errorf("list_models_timeout = %v", l.ListModelsTimeout)
 	}
 	want := []ModelRoute{
 		{Match: "claude-*", Backend: "oai", Rename: "gpt-5.5", List: []string{"claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"}},

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -72,6 +73,21 @@ type Louter struct {
 	// answered with 413 in the client's protocol. Default: 32 MiB.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// The largest token counting request body louter reads, in bytes;
+	// larger ones are answered with 413 in the client's protocol.
+	// Counting holds several times its body in memory for as long as the
+	// tokenizer runs, so it is bounded lower than other requests (see
+	// count_bounds.go). Default: 8 MiB, or max_request_body when that is
+	// lower.
+	MaxCountBody int64 `json:"max_count_body,omitempty"`
+
+	// How many token counting calls louter serves at once, local counts
+	// and counts asked of a backend alike; a call beyond them waits up to
+	// 2s for a turn, then is answered 503 with Retry-After in the client's
+	// protocol. Default: the number of CPUs Go uses (GOMAXPROCS), at
+	// least 4; a negative value removes the bound.
+	CountConcurrency int `json:"count_concurrency,omitempty"`
+
 	// More client request headers to send to every backend, beyond those
 	// louter passes by default; see Backend.ForwardHeaders, which adds to
 	// these. Headers that carry credentials cannot be listed.
@@ -99,6 +115,13 @@ type Louter struct {
 	// event, and a backend that passes it is left for the next one.
 	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
 
+	// How long a model list request waits for the backends with
+	// list_models passthrough, asked all at once; a backend that has not
+	// answered by then is left out of that list (and logged). A backend's
+	// list is kept for 30s, per client credential with pass_client_auth.
+	// Default: 5s; a negative value waits as long as the client does.
+	ListModelsTimeout caddy.Duration `json:"list_models_timeout,omitempty"`
+
 	// Client keys, limits and prices (client_keys.go).
 	ClientAccess
 
@@ -114,6 +137,18 @@ type Louter struct {
 
 	// recording is nil unless record is set (record_config.go).
 	recording *recording
+
+	// The token counting bounds (count_bounds.go): the body limit in
+	// force, the slots of the calls in progress (nil: no bound) and how
+	// long a call waits for one.
+	maxCountBody int64
+	countSlots   chan struct{}
+	countWait    time.Duration
+
+	// The model list's deadline in force and the backends' lists
+	// (models_fanout.go).
+	listTimeout time.Duration
+	listCache   *listCache
 }
 
 // CaddyModule returns the Caddy module information.
@@ -132,6 +167,8 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		l.MaxRequestBody = defaultMaxRequestBody
 	}
 	l.provisionStreamTimers()
+	l.provisionCounting() // count_bounds.go
+	l.provisionListing()  // models_fanout.go
 	m, err := registerMetrics(ctx.GetMetricsRegistry())
 	if err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
@@ -247,6 +284,7 @@ func (l *Louter) Validate() error {
 		}
 	}
 	errs = append(errs, l.validateListing()...)    // models_passthrough.go
+	errs = append(errs, l.validateCounting()...)   // count_bounds.go
 	errs = append(errs, l.validateConditions()...) // route_conditions.go
 	for i, m := range l.Models {
 		if m.Match == "" {

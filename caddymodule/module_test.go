@@ -83,7 +83,7 @@ func TestValidate(t *testing.T) {
 		{"unknown protocol", `{"backends": {"a": {"protocol": "gopher", ` + up + `}}}`, []string{`backend "a": unknown protocol "gopher" (known: `, "fake_a, fake_b"}},
 		{"no upstream", `{"backends": {"a": {"protocol": "fake_a"}}}`, []string{`backend "a": no upstream handler`}},
 		{"empty pattern", `{"backends": {"a": {"protocol": "fake_a", ` + up + `}}, "models": [{"match": "", "backend": "a"}]}`, []string{"model route 0: empty match pattern"}},
-		{"negative numbers", `{"max_request_body": -1, "backends": {"a": {"protocol": "fake_a", "max_tokens": -5, ` + up + `}}}`, []string{"max_request_body must not be negative", "max_tokens must not be negative"}},
+		{"negative numbers", `{"max_request_body": -1, "max_count_body": -1, "backends": {"a": {"protocol": "fake_a", "max_tokens": -5, ` + up + `}}}`, []string{"max_request_body must not be negative", "max_count_body must not be negative", "max_tokens must not be negative"}},
 		{"dialect", `{"backends": {"a": {"protocol": "openai_chat", "dialect": {"tool_calls": "hermes", "tools_in_prompt": true}, ` + up + `}}}`, nil},
 		{"dialect on another protocol", `{"backends": {"a": {"protocol": "anthropic", "dialect": {}, ` + up + `}}}`, []string{`backend "a": dialect applies to openai_chat backends only, not "anthropic"`}},
 		{"bad dialect", `{"backends": {"a": {"protocol": "openai_chat", "dialect": {"reasoning": "tags", "drop_params": ["top_k"]}, ` + up + `}}}`, []string{`backend "a": dialect: unknown reasoning "tags"`}},

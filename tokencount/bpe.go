@@ -44,17 +44,55 @@ func (b *bpe) get() tokenizer.Codec {
 	return b.codec
 }
 
-// count returns the tokens of s. The tokenizer fails only on a regular
-// expression time-out, which it does not set; the estimate stands in then.
+// tokenize runs the tokenizer on one piece of text; a test wraps it to see
+// what the tokenizer is handed.
+var tokenize = func(c tokenizer.Codec, s string) (int, error) { return c.Count(s) }
+
+// maxPiece bounds the text handed to the tokenizer at once. Its regular
+// expression engine copies its whole input into runes (four bytes for each
+// byte of ASCII), so a 32 MB text would cost 128 MB more; pieces of 64 KB
+// cost 256 KB, and counting them one after another takes no longer.
+const maxPiece = 64 << 10
+
+// count returns the tokens of s, counted in pieces of at most maxPiece
+// bytes. The tokenizer fails only on a regular expression time-out, which
+// it does not set; the estimate stands in then.
 func (b *bpe) count(s string) int {
-	if s == "" {
-		return 0
-	}
-	n, err := b.get().Count(s)
-	if err != nil {
-		return EstimateText(s)
+	n := 0
+	for s != "" {
+		cut := pieceEnd(s)
+		k, err := tokenize(b.get(), s[:cut])
+		if err != nil {
+			k = EstimateText(s[:cut])
+		}
+		n += k
+		s = s[cut:]
 	}
 	return n
+}
+
+// pieceEnd returns where the first piece of s ends: all of s when it is
+// short enough, else before a space that follows a printable ASCII
+// character (a letter, a digit, punctuation). No piece of o200k_base's or
+// cl100k_base's split pattern runs from such a character into a space (a
+// word may begin with a space, never end with one; runs of white space
+// begin there), so the pieces count exactly what the whole text would. A
+// text with no such place in the last half of its window (a base64 blob)
+// is cut at a character boundary, which may miscount a token.
+func pieceEnd(s string) int {
+	if len(s) <= maxPiece {
+		return len(s)
+	}
+	for i := maxPiece; i > maxPiece/2; i-- {
+		if s[i] == ' ' && s[i-1] > ' ' && s[i-1] < 0x7f {
+			return i
+		}
+	}
+	i := maxPiece
+	for s[i]&0xc0 == 0x80 { // not inside a UTF-8 sequence
+		i--
+	}
+	return i
 }
 
 // CountText returns the tokens of s in the given encoding.
