@@ -232,11 +232,11 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	}
 	a.limiter, a.ledger, a.storeErrors = sharedCounters(ctx)
 	if l.Redis != nil {
-		st, err := l.Redis.store(ctx)
+		lim, err := l.Redis.limiter(ctx)
 		if err != nil {
 			return err
 		}
-		a.limiter = &limits.Limiter{Store: st}
+		a.limiter = lim
 		a.failClosed = l.Redis.failClosed()
 	}
 	l.access = a

@@ -28,6 +28,7 @@ import (
 //	    prefix <prefix>
 //	    timeout <duration>
 //	    on_error open|closed
+//	    lease <duration>
 //	}
 func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	switch d.Val() {
@@ -190,6 +191,12 @@ func (a *ClientAccess) unmarshalRedis(d *caddyfile.Dispenser) error {
 				return d.Errf("redis on_error: want open or closed, not %q", v)
 			}
 			rc.OnError = v
+		case "lease":
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("redis lease: invalid duration %q", v)
+			}
+			rc.Lease = caddy.Duration(dur)
 		default:
 			return d.Errf("unrecognized louter redis subdirective '%s'", kind)
 		}

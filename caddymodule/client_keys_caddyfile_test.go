@@ -31,6 +31,7 @@ func TestUnmarshalClientKeysErrors(t *testing.T) {
 		{"redis twice", "louter {\nredis a:1\nredis b:1\n}", "redis already specified"},
 		{"redis bad on_error", "louter {\nredis a:1 {\non_error maybe\n}\n}", "want open or closed"},
 		{"redis bad timeout", "louter {\nredis a:1 {\ntimeout soon\n}\n}", "invalid duration"},
+		{"redis bad lease", "louter {\nredis a:1 {\nlease 0s\n}\n}", "redis lease: invalid duration"},
 		{"redis unknown", "louter {\nredis a:1 {\ncolor blue\n}\n}", "unrecognized louter redis subdirective 'color'"},
 		{"route limit bad", "louter {\nmodel a b {\nrequests x/1m\n}\n}", "positive integer"},
 	}

@@ -41,11 +41,19 @@ type RedisCounters struct {
 	// client's protocol. Either way the failure is logged and counted
 	// (the ledger endpoint's store_errors).
 	OnError string `json:"on_error,omitempty"`
+
+	// How long a concurrency slot (a client's or route's concurrent
+	// limit) stays taken when nothing renews it. A request renews its
+	// slot every third of the lease while it runs, so a slot held by an
+	// instance that died mid-stream, or whose release Redis missed, is
+	// free again within one lease. At least three times the timeout.
+	// Default: 30s.
+	Lease caddy.Duration `json:"lease,omitempty"`
 }
 
-// redisStore connects to the configured server; the connection closes
+// limiter is a limiter on the configured server; the connection closes
 // with ctx's config.
-func (rc *RedisCounters) store(ctx caddy.Context) (*limits.RedisStore, error) {
+func (rc *RedisCounters) limiter(ctx caddy.Context) (*limits.Limiter, error) {
 	if rc.Address == "" {
 		return nil, errors.New("redis: an address is required")
 	}
@@ -55,6 +63,12 @@ func (rc *RedisCounters) store(ctx caddy.Context) (*limits.RedisStore, error) {
 	timeout := time.Duration(rc.Timeout)
 	if timeout <= 0 {
 		timeout = 250 * time.Millisecond
+	}
+	lease := time.Duration(rc.Lease)
+	if lease < 0 || lease > 0 && lease < 3*timeout {
+		// Renewals every third of the lease, each allowed the timeout,
+		// must land before it runs out.
+		return nil, fmt.Errorf("redis: lease %v must be at least three times the timeout (%v)", lease, timeout)
 	}
 	var opts *redis.Options
 	if strings.Contains(rc.Address, "://") {
@@ -79,7 +93,7 @@ func (rc *RedisCounters) store(ctx caddy.Context) (*limits.RedisStore, error) {
 	if prefix == "" {
 		prefix = "louter:"
 	}
-	return &limits.RedisStore{Client: client, Prefix: prefix}, nil
+	return &limits.Limiter{Store: &limits.RedisStore{Client: client, Prefix: prefix}, Lease: lease}, nil
 }
 
 // failClosed reports whether a request is refused when the store fails.

@@ -25,6 +25,11 @@ const (
 type Limiter struct {
 	Store Store
 	Clock Clock // nil: the wall clock
+	// Lease is how long a concurrency slot in a Leaser store (Redis)
+	// stays taken unless its request renews it; 0 means DefaultLease.
+	// The memory store needs none: a process that dies takes its
+	// counters with it.
+	Lease time.Duration
 }
 
 // Window is the state of one windowed limit after a request was admitted.
@@ -68,6 +73,11 @@ type Reservation struct {
 	// The counters taken, for settling or cancelling; "" when not taken.
 	reqKey, tokKey, concKey, budgetKey string
 	reqTTL, tokTTL, budgetTTL          time.Duration
+	// slot is the leased concurrency slot's id in the set concKey (a
+	// Leaser store), renewed every third of lease until stop closes.
+	slot  string
+	lease time.Duration
+	stop  chan struct{}
 	// Requests and Tokens are the windows after admission, for the
 	// rate-limit headers of the response.
 	Requests, Tokens Window
@@ -94,31 +104,42 @@ func windowKey(scope string, k Kind, w time.Duration, now time.Time) (string, ti
 
 // Reserve admits one request of scope under p, which is estimated to use
 // estimate tokens, or refuses it. Its counters are taken together: on a
-// Batcher store (Redis) in one atomic step, else one by one. Nothing is left counted after a refusal
-// or an error. An admitted request must be settled (or cancelled) once.
+// Batcher store (Redis) in one atomic step, else one by one. Nothing is
+// left counted after a refusal or an error. An admitted request must be
+// settled (or cancelled) once; until then, or until ctx (the request's)
+// is done, a leased concurrency slot is renewed in the background.
 func (l *Limiter) Reserve(ctx context.Context, scope string, p Policy, estimate int64) (*Reservation, *Refusal, error) {
 	res := &Reservation{l: l, scope: scope, policy: p, estimate: max(estimate, 1)}
 	ref, err := l.reserve(ctx, res)
 	if ref != nil || err != nil {
 		return nil, ref, err
 	}
+	if res.slot != "" {
+		res.holdSlot(ctx, l.Store.(Leaser))
+	}
 	return res, nil, nil
 }
 
 // Step is one counter a reservation takes: N units of Key if the sum
 // stays at or below Limit, or, with N = 0, a check that Key is below
-// Limit (a budget, which is paid after the request).
+// Limit (a budget, which is paid after the request). With Slot set (a
+// Leaser store) it is a leased concurrency slot instead: Key is a set of
+// slots, N is 1, Slot joins the set if it then holds at most Limit live
+// ones, and TTL is the lease.
 type Step struct {
 	Key      string
 	N, Limit int64
 	TTL      time.Duration
+	Slot     string
 }
 
-// Delta is one counter a settlement changes.
+// Delta is one counter a settlement changes; with Slot set, the leased
+// slot it removes from the set Key.
 type Delta struct {
-	Key string
-	N   int64
-	TTL time.Duration
+	Key  string
+	N    int64
+	TTL  time.Duration
+	Slot string
 }
 
 // Batcher is a Store that takes several counters in one atomic step and
@@ -152,7 +173,7 @@ func (l *Limiter) takeAll(ctx context.Context, steps []Step) ([]int64, int, erro
 			var undo []Delta
 			for _, t := range steps[:i] {
 				if t.N > 0 {
-					undo = append(undo, Delta{t.Key, -t.N, t.TTL})
+					undo = append(undo, Delta{Key: t.Key, N: -t.N, TTL: t.TTL})
 				}
 			}
 			_ = l.addAll(context.WithoutCancel(ctx), undo)
@@ -206,7 +227,14 @@ func (l *Limiter) reserve(ctx context.Context, res *Reservation) (*Refusal, erro
 		add(KindTokens, Step{Key: key, N: res.estimate, Limit: p.Tokens.Limit, TTL: ttl}, end)
 	}
 	if p.Concurrent > 0 {
-		add(KindConcurrent, Step{Key: "{" + scope + "}:" + string(KindConcurrent), N: 1, Limit: p.Concurrent}, time.Time{})
+		st := Step{Key: "{" + scope + "}:" + string(KindConcurrent), N: 1, Limit: p.Concurrent}
+		if _, ok := l.Store.(Leaser); ok {
+			// Its own key: a set of leases, not the counter earlier
+			// versions kept under the plain name.
+			st.Key += ":leases"
+			st.Slot, st.TTL = newSlotID(), l.lease()
+		}
+		add(KindConcurrent, st, time.Time{})
 	}
 	if n == 0 {
 		return nil, nil
@@ -247,7 +275,7 @@ func (l *Limiter) reserve(ctx context.Context, res *Reservation) (*Refusal, erro
 		case KindTokens:
 			res.tokKey, res.tokTTL = st.Key, st.TTL
 		case KindConcurrent:
-			res.concKey = st.Key
+			res.concKey, res.slot, res.lease = st.Key, st.Slot, st.TTL
 		}
 	}
 	return nil, nil
@@ -258,24 +286,26 @@ func (r *Reservation) undo(ctx context.Context) {
 	var d [3]Delta
 	n := 0
 	if r.reqKey != "" {
-		d[n] = Delta{r.reqKey, -1, r.reqTTL}
+		d[n] = Delta{Key: r.reqKey, N: -1, TTL: r.reqTTL}
 		n++
 	}
 	if r.tokKey != "" {
-		d[n] = Delta{r.tokKey, -r.estimate, r.tokTTL}
+		d[n] = Delta{Key: r.tokKey, N: -r.estimate, TTL: r.tokTTL}
 		n++
 	}
 	if r.concKey != "" {
-		d[n] = Delta{r.concKey, -1, 0}
+		d[n] = Delta{Key: r.concKey, N: -1, Slot: r.slot}
 		n++
 	}
-	_ = r.l.addAll(ctx, d[:n])
+	_ = r.finish(ctx, d[:n])
 }
 
 // Settle counts what the request really used: its tokens replace the
 // estimate in the window it was admitted in (a stream that used more than
 // estimated is counted in full), its cost goes to the budget, and its
-// concurrency slot is freed. Calls after the first do nothing.
+// concurrency slot is freed (a leased slot is retried once in the
+// background when the store fails, and expires anyway). Calls after the
+// first do nothing.
 func (r *Reservation) Settle(ctx context.Context, tokens, costMicro int64) error {
 	if r == nil {
 		return nil
@@ -285,18 +315,18 @@ func (r *Reservation) Settle(ctx context.Context, tokens, costMicro int64) error
 		var d [3]Delta
 		n := 0
 		if r.tokKey != "" && tokens != r.estimate {
-			d[n] = Delta{r.tokKey, tokens - r.estimate, r.tokTTL}
+			d[n] = Delta{Key: r.tokKey, N: tokens - r.estimate, TTL: r.tokTTL}
 			n++
 		}
 		if r.budgetKey != "" && costMicro > 0 {
-			d[n] = Delta{r.budgetKey, costMicro, r.budgetTTL}
+			d[n] = Delta{Key: r.budgetKey, N: costMicro, TTL: r.budgetTTL}
 			n++
 		}
 		if r.concKey != "" {
-			d[n] = Delta{r.concKey, -1, 0}
+			d[n] = Delta{Key: r.concKey, N: -1, Slot: r.slot}
 			n++
 		}
-		err = r.l.addAll(ctx, d[:n])
+		err = r.finish(ctx, d[:n])
 	})
 	return err
 }
