@@ -2,6 +2,7 @@ package limits
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -209,5 +210,44 @@ func TestLedgerReport(t *testing.T) {
 	}
 	if a.CostUSD != 1.002 {
 		t.Errorf("total cost %v, want 1.002", a.CostUSD)
+	}
+}
+
+// Past its bound a ledger folds new pairs into LedgerOther: a known
+// client's new model into its own "(other)", a new client into
+// "(other)"'s; the totals keep every request, the entries stop growing.
+func TestLedgerBounded(t *testing.T) {
+	l := NewLedger(time.Unix(0, 0))
+	l.maxEntries = 3
+	l.Record("alice", "gpt-*", Usage{Input: 1}, 1)
+	l.Record("alice", "claude-*", Usage{Input: 1}, 1)
+	l.Record("bob", "gpt-*", Usage{Input: 1}, 1) // the third: the ledger is full
+	for i := range 100 {
+		l.Record("alice", fmt.Sprintf("route-%d", i), Usage{Input: 1}, 1)
+		l.Record(fmt.Sprintf("client-%d", i), "gpt-*", Usage{Input: 1}, 1)
+	}
+	l.Record("bob", "gpt-*", Usage{Input: 1}, 1) // a known pair still counts as itself
+	rep := l.Report()
+	entries, requests := 0, int64(0)
+	for _, c := range rep.Clients {
+		for _, e := range c.Models {
+			entries++
+			requests += e.Requests
+		}
+	}
+	if entries != 5 || len(rep.Clients) != 3 {
+		t.Errorf("%d entries of %d clients, want 5 of 3: %+v", entries, len(rep.Clients), rep.Clients)
+	}
+	if requests != 204 {
+		t.Errorf("%d requests in all, want 204", requests)
+	}
+	if n := rep.Clients["alice"].Models[LedgerOther].Requests; n != 100 {
+		t.Errorf("alice's (other): %d requests, want 100", n)
+	}
+	if n := rep.Clients[LedgerOther].Models[LedgerOther].Requests; n != 100 {
+		t.Errorf("(other)'s (other): %d requests, want 100", n)
+	}
+	if n := rep.Clients["bob"].Models["gpt-*"].Requests; n != 2 {
+		t.Errorf("bob's gpt-*: %d requests, want 2", n)
 	}
 }
