@@ -18,7 +18,9 @@ import (
 //   - an api_key naming an environment variable that is not set here, on
 //     a backend a route uses;
 //   - a dialect on a backend that does not speak openai_chat, a dialect
-//     setting Validate refuses, or a protocol no codec speaks.
+//     setting Validate refuses, or a protocol no codec speaks;
+//   - a client or route budget that never triggers, because no price line
+//     matches the models it covers (budget_check.go).
 //
 // It does not provision anything: it reads the configuration as written.
 // The error is for a configuration that is not JSON.
@@ -126,6 +128,9 @@ func checkHandler(where string, raw map[string]any) []string {
 				break
 			}
 		}
+	}
+	for _, line := range unpricedBudgets(l.Clients, l.Models, l.Prices) { // budget_check.go
+		add("%s", line)
 	}
 	problems = append(problems, checkRecord(where, l.Record)...) // record_config.go
 	return problems

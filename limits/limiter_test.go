@@ -3,6 +3,7 @@ package limits
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -180,12 +181,41 @@ func TestParseBudget(t *testing.T) {
 		{"3/1h", 3_000_000, false},
 		{"-1/1d", 0, true},
 		{"lots/1d", 0, true},
+		{"0.0005usd/1d", 500, false},
+		{"0.0000004usd/1d", 0, true}, // rounds to no micro-dollar: the budget would be off
 	}
 	for _, tt := range tests {
 		got, err := ParseBudget(tt.in)
 		if (err != nil) != tt.err || got.Limit != tt.want {
 			t.Errorf("ParseBudget(%q) = %v, %v; want %d, err %v", tt.in, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// A budget refusal prints the budget so that a small one is legible: whole
+// cents as cents, anything finer with the digits it needs.
+func TestFormatUSD(t *testing.T) {
+	for _, tt := range []struct {
+		micro int64
+		want  string
+	}{
+		{50_000_000, "$50.00"},
+		{12_500_000, "$12.50"},
+		{10_000, "$0.01"},
+		{500, "$0.0005"},
+		{1, "$0.000001"},
+		{12_345_678, "$12.345678"},
+		{1_500, "$0.0015"},
+		{0, "$0.00"},
+		{-500, "-$0.0005"},
+	} {
+		if got := FormatUSD(tt.micro); got != tt.want {
+			t.Errorf("FormatUSD(%d) = %q, want %q", tt.micro, got, tt.want)
+		}
+	}
+	r := &Refusal{Kind: KindBudget, Scope: "client alice", Window: Window{Limit: 500, Reset: time.Unix(0, 0)}}
+	if msg := r.Error(); !strings.Contains(msg, "budget of $0.0005 is used up") {
+		t.Errorf("refusal %q does not show the $0.0005 budget", msg)
 	}
 }
 
