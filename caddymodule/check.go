@@ -27,7 +27,9 @@ import (
 //   - an api_key naming an environment variable that is not set here, on
 //     a backend a route uses;
 //   - a dialect on a backend that does not speak openai_chat, a dialect
-//     setting Validate refuses, or a protocol no codec speaks.
+//     setting Validate refuses, or a protocol no codec speaks;
+//   - a client or route budget that never triggers, because no price line
+//     matches the models it covers (budget_check.go).
 //
 // Its own checks read the configuration as written, without
 // provisioning; a problem both find is reported once, by them, with the
@@ -181,6 +183,9 @@ func checkHandler(where string, raw map[string]any) []string {
 				break
 			}
 		}
+	}
+	for _, line := range unpricedBudgets(l.Clients, l.Models, l.Prices) { // budget_check.go
+		add("%s", line)
 	}
 	problems = append(problems, checkRecord(where, l.Record)...) // record_config.go
 	return problems

@@ -218,6 +218,9 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	for _, line := range unpricedBudgets(l.Clients, l.Models, l.Prices) { // budget_check.go
+		l.logger.Warn(line)
+	}
 	if !a.keys && len(a.routeLimit) == 0 {
 		return nil // nothing to check: l.access stays nil, ServeHTTP pays nothing
 	}

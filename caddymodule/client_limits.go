@@ -55,6 +55,7 @@ type grant struct {
 	a            *access
 	logger       *zap.Logger
 	client       *clientEntry
+	route        string // the route's pattern: the ledger's key (the client's model is not: clients choose it)
 	model        string // the client's
 	backendModel string
 	estimate     int64
@@ -76,7 +77,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 		writeAuthError(w, p, authModel, model)
 		return nil, false
 	}
-	g := &grant{a: a, logger: l.logger, client: c, model: model, backendModel: backendModel}
+	g := &grant{a: a, logger: l.logger, client: c, route: route.Match, model: model, backendModel: backendModel}
 	routePolicy, routeOn := a.routeLimit[route]
 	if (c == nil || !c.policy.On()) && !routeOn {
 		return g, true // nothing to count; the ledger still records
@@ -180,7 +181,7 @@ func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 		}
 	}
 	if g.client != nil && rw.mode != modeUnset {
-		g.a.ledger.Record(g.client.name, g.model, u, cost)
+		g.a.ledger.Record(g.client.name, g.route, u, cost)
 	}
 }
 

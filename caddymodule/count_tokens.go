@@ -122,8 +122,11 @@ func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathMode
 	if te != nil {
 		return nil, te
 	}
-	if !gjson.ValidBytes(body) {
-		return nil, translate.BadRequest("louter: the request body is not valid JSON")
+	// The chat endpoints' one pass: it refuses invalid JSON, invalid
+	// UTF-8 and a repeated model, and reads the model.
+	top, te := translate.ScanTopLevel(client.Protocol(), body)
+	if te != nil {
+		return nil, te
 	}
 	call := &countCall{client: client, body: body, model: pathModel, pathModel: pathModel != ""}
 	decode := body
@@ -135,7 +138,7 @@ func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathMode
 			decode = []byte(g.Raw)
 		}
 	} else {
-		m := gjson.GetBytes(body, "model")
+		m := top.Model
 		if m.Type != gjson.String || m.Str == "" {
 			return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"}
 		}

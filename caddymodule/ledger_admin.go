@@ -19,13 +19,18 @@ func init() {
 // ledger on Caddy's admin endpoint, at GET /louter/usage, as JSON:
 //
 //	{"since": "...", "clients": {"alice": {"cost_usd": 1.25, "models":
-//	  {"gpt-5.5": {"requests": 3, "input_tokens": 1200, "output_tokens": 300,
+//	  {"gpt-*": {"requests": 3, "input_tokens": 1200, "output_tokens": 300,
 //	  "cost_usd": 1.25}}}}}
 //
-// The ledger counts, per client and model, the requests, tokens and cost
-// (from the configured prices) of every chat request of an authenticated
-// client since the process started; config reloads keep it. Like every
-// admin.api module it is always loaded; it needs no configuration.
+// The ledger counts, per client and model route (the pattern of the model
+// route that served the request, as in the metrics' model label, never the
+// name a client sent, which would grow it without bound), the requests,
+// tokens and cost (from the configured prices) of every chat request of an
+// authenticated client since the process started; config reloads keep it.
+// It holds at most limits.DefaultLedgerEntries client and route pairs
+// (and one "(other)" per client): past that, new ones are added up under
+// "(other)". Like every admin.api module it is always loaded; it needs no
+// configuration.
 type UsageAdmin struct{}
 
 // CaddyModule returns the Caddy module information.

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/louter/louter/translate"
 )
 
 // louterMetrics are louter's Prometheus collectors, registered in the
@@ -286,9 +289,11 @@ func statusKind(status int) string {
 }
 
 // maxDroppedLabels bounds the field label of louter_dropped_fields_total.
-// The labels are top-level field names the codecs know, but a few codecs
-// drop client-named fields too, so past this many distinct names the rest
-// are counted as "other".
+// The labels are top-level field names the codecs name: a member the
+// client named that its protocol does not define is recorded with
+// translate.DropUnknown and counted as "unknown". The bound is a backstop
+// should a codec ever name a dropped field after the client's input: past
+// this many distinct names the rest are counted as "other".
 const maxDroppedLabels = 64
 
 var droppedLabels struct {
@@ -298,14 +303,19 @@ var droppedLabels struct {
 
 // droppedLabel is the metric label of an ir.Dropped entry ("field: reason"):
 // the top-level field, or "unknown" for a field the decoder did not know.
+// A field that is not valid UTF-8, which Prometheus refuses with a panic,
+// is "other" (the request scan refuses such bodies before any decoder).
 func droppedLabel(entry string) string {
 	field, reason, _ := strings.Cut(entry, ": ")
-	if reason == "unknown field" {
+	if reason == translate.DropUnknown {
 		return "unknown"
 	}
 	field, _, _ = strings.Cut(field, ".")
 	if _, ok := droppedLabels.seen.Load(field); ok {
 		return field
+	}
+	if !utf8.ValidString(field) {
+		return "other"
 	}
 	if droppedLabels.n.Add(1) > maxDroppedLabels {
 		droppedLabels.n.Add(-1)

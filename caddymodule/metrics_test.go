@@ -80,6 +80,7 @@ func TestDroppedLabel(t *testing.T) {
 		{"metadata.session_xyz: not translated", "metadata"},
 		{"whatever_the_client_sent: unknown field", "unknown"},
 		{"tools.some_key: unknown field", "unknown"},
+		{"too\xf5s: a codec naming a field after the client's bytes", "other"}, // Prometheus panics on invalid UTF-8
 	} {
 		if got := droppedLabel(tt.entry); got != tt.want {
 			t.Errorf("droppedLabel(%q) = %q, want %q", tt.entry, got, tt.want)

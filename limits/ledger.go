@@ -6,12 +6,28 @@ import (
 )
 
 // Ledger sums what each client used of each model since it was created.
-// It is safe for concurrent use.
+// It is safe for concurrent use. It lives as long as the process, so its
+// keys must come from a bounded set (louter keys it by configured route,
+// never by the model name a client sends), and its entries are bounded
+// anyway: past maxEntries client and model pairs, a new pair is recorded
+// under LedgerOther (see Record).
 type Ledger struct {
-	mu      sync.Mutex
-	since   time.Time
-	clients map[string]map[string]*LedgerEntry
+	mu         sync.Mutex
+	since      time.Time
+	clients    map[string]map[string]*LedgerEntry
+	entries    int // client and model pairs
+	maxEntries int
 }
+
+// DefaultLedgerEntries bounds the client and model pairs of a ledger:
+// enough for hundreds of clients of dozens of routes, at about 200 bytes
+// an entry (2 MB) and a report of about 1.5 MB.
+const DefaultLedgerEntries = 10_000
+
+// LedgerOther is the key a full ledger records a new client or model
+// under. The parentheses keep it apart from a client or route named
+// "other".
+const LedgerOther = "(other)"
 
 // LedgerEntry is one client's use of one model.
 type LedgerEntry struct {
@@ -41,21 +57,34 @@ type LedgerReport struct {
 
 // NewLedger returns an empty ledger started at now.
 func NewLedger(now time.Time) *Ledger {
-	return &Ledger{since: now, clients: make(map[string]map[string]*LedgerEntry)}
+	return &Ledger{since: now, clients: make(map[string]map[string]*LedgerEntry), maxEntries: DefaultLedgerEntries}
 }
 
 // Record adds one request of client to model, which used u and cost
-// costMicro micro-dollars.
+// costMicro micro-dollars. Once the ledger holds maxEntries pairs, a new
+// pair is folded: a known client's new model is recorded as the client's
+// LedgerOther, a new client's as LedgerOther's LedgerOther, so nothing is
+// lost from the totals and the ledger stays under maxEntries plus one
+// entry per client.
 func (l *Ledger) Record(client, model string, u Usage, costMicro int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	models := l.clients[client]
+	e := models[model]
+	if e == nil && l.entries >= l.maxEntries {
+		if models == nil {
+			client = LedgerOther
+			models = l.clients[client]
+		}
+		model = LedgerOther
+		e = models[model]
+	}
 	if models == nil {
 		models = make(map[string]*LedgerEntry)
 		l.clients[client] = models
 	}
-	e := models[model]
 	if e == nil {
+		l.entries++
 		e = &LedgerEntry{}
 		models[model] = e
 	}

@@ -58,7 +58,7 @@ func (r *Refusal) Error() string {
 	case r.TooLarge:
 		return fmt.Sprintf("%s: the request's estimated tokens exceed the limit of %d per window", r.Scope, r.Limit)
 	case r.Kind == KindBudget:
-		return fmt.Sprintf("%s: the spend budget of $%.2f is used up until %s", r.Scope, float64(r.Limit)/1e6, r.Reset.UTC().Format(time.RFC3339))
+		return fmt.Sprintf("%s: the spend budget of %s is used up until %s", r.Scope, FormatUSD(r.Limit), r.Reset.UTC().Format(time.RFC3339))
 	}
 	return fmt.Sprintf("%s: %s limit of %d reached, resets at %s", r.Scope, r.Kind, r.Limit, r.Reset.UTC().Format(time.RFC3339))
 }

@@ -2,6 +2,8 @@ package limits
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -179,12 +181,41 @@ func TestParseBudget(t *testing.T) {
 		{"3/1h", 3_000_000, false},
 		{"-1/1d", 0, true},
 		{"lots/1d", 0, true},
+		{"0.0005usd/1d", 500, false},
+		{"0.0000004usd/1d", 0, true}, // rounds to no micro-dollar: the budget would be off
 	}
 	for _, tt := range tests {
 		got, err := ParseBudget(tt.in)
 		if (err != nil) != tt.err || got.Limit != tt.want {
 			t.Errorf("ParseBudget(%q) = %v, %v; want %d, err %v", tt.in, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// A budget refusal prints the budget so that a small one is legible: whole
+// cents as cents, anything finer with the digits it needs.
+func TestFormatUSD(t *testing.T) {
+	for _, tt := range []struct {
+		micro int64
+		want  string
+	}{
+		{50_000_000, "$50.00"},
+		{12_500_000, "$12.50"},
+		{10_000, "$0.01"},
+		{500, "$0.0005"},
+		{1, "$0.000001"},
+		{12_345_678, "$12.345678"},
+		{1_500, "$0.0015"},
+		{0, "$0.00"},
+		{-500, "-$0.0005"},
+	} {
+		if got := FormatUSD(tt.micro); got != tt.want {
+			t.Errorf("FormatUSD(%d) = %q, want %q", tt.micro, got, tt.want)
+		}
+	}
+	r := &Refusal{Kind: KindBudget, Scope: "client alice", Window: Window{Limit: 500, Reset: time.Unix(0, 0)}}
+	if msg := r.Error(); !strings.Contains(msg, "budget of $0.0005 is used up") {
+		t.Errorf("refusal %q does not show the $0.0005 budget", msg)
 	}
 }
 
@@ -209,5 +240,44 @@ func TestLedgerReport(t *testing.T) {
 	}
 	if a.CostUSD != 1.002 {
 		t.Errorf("total cost %v, want 1.002", a.CostUSD)
+	}
+}
+
+// Past its bound a ledger folds new pairs into LedgerOther: a known
+// client's new model into its own "(other)", a new client into
+// "(other)"'s; the totals keep every request, the entries stop growing.
+func TestLedgerBounded(t *testing.T) {
+	l := NewLedger(time.Unix(0, 0))
+	l.maxEntries = 3
+	l.Record("alice", "gpt-*", Usage{Input: 1}, 1)
+	l.Record("alice", "claude-*", Usage{Input: 1}, 1)
+	l.Record("bob", "gpt-*", Usage{Input: 1}, 1) // the third: the ledger is full
+	for i := range 100 {
+		l.Record("alice", fmt.Sprintf("route-%d", i), Usage{Input: 1}, 1)
+		l.Record(fmt.Sprintf("client-%d", i), "gpt-*", Usage{Input: 1}, 1)
+	}
+	l.Record("bob", "gpt-*", Usage{Input: 1}, 1) // a known pair still counts as itself
+	rep := l.Report()
+	entries, requests := 0, int64(0)
+	for _, c := range rep.Clients {
+		for _, e := range c.Models {
+			entries++
+			requests += e.Requests
+		}
+	}
+	if entries != 5 || len(rep.Clients) != 3 {
+		t.Errorf("%d entries of %d clients, want 5 of 3: %+v", entries, len(rep.Clients), rep.Clients)
+	}
+	if requests != 204 {
+		t.Errorf("%d requests in all, want 204", requests)
+	}
+	if n := rep.Clients["alice"].Models[LedgerOther].Requests; n != 100 {
+		t.Errorf("alice's (other): %d requests, want 100", n)
+	}
+	if n := rep.Clients[LedgerOther].Models[LedgerOther].Requests; n != 100 {
+		t.Errorf("(other)'s (other): %d requests, want 100", n)
+	}
+	if n := rep.Clients["bob"].Models["gpt-*"].Requests; n != 2 {
+		t.Errorf("bob's gpt-*: %d requests, want 2", n)
 	}
 }

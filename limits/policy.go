@@ -70,11 +70,31 @@ func ParseBudget(s string) (Rate, error) {
 	if err != nil || usd <= 0 || usd > 1e9 || math.IsNaN(usd) {
 		return Rate{}, fmt.Errorf("budget %q: the amount must be a positive number of US dollars", s)
 	}
+	limit := int64(math.Round(usd * 1e6))
+	if limit < 1 {
+		// Rounded to nothing, the budget would be off, silently.
+		return Rate{}, fmt.Errorf("budget %q: the amount is below a millionth of a US dollar, what louter counts in", s)
+	}
 	window, err := parseWindow(w)
 	if err != nil {
 		return Rate{}, fmt.Errorf("budget %q: %w", s, err)
 	}
-	return Rate{Limit: int64(math.Round(usd * 1e6)), Window: window}, nil
+	return Rate{Limit: limit, Window: window}, nil
+}
+
+// FormatUSD writes an amount of micro-dollars legibly: whole cents as
+// "$50.00", anything finer with the digits it needs ("$0.0005",
+// "$12.345678"), so a small budget does not read as "$0.00".
+func FormatUSD(micro int64) string {
+	sign := ""
+	if micro < 0 {
+		sign, micro = "-", -micro
+	}
+	whole, frac := micro/1e6, micro%1e6
+	if frac%1e4 == 0 {
+		return fmt.Sprintf("%s$%d.%02d", sign, whole, frac/1e4)
+	}
+	return sign + "$" + strconv.FormatInt(whole, 10) + "." + strings.TrimRight(fmt.Sprintf("%06d", frac), "0")
 }
 
 func parseWindow(w string) (time.Duration, error) {

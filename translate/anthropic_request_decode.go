@@ -328,7 +328,7 @@ func (d *anthRequestDecoder) setting(key string, v gjson.Result) *Error {
 	case "mcp_servers":
 		req.Drop(key, "Anthropic-hosted MCP connector is not translated")
 	default:
-		req.Drop(key, "unknown field")
+		req.Drop(key, DropUnknown)
 	}
 	return nil
 }
@@ -405,7 +405,7 @@ func (d *anthRequestDecoder) outputConfig(v gjson.Result) {
 				req.Drop("output_config.format", "unknown type "+strconv.Quote(val.Get("type").String()))
 			}
 		default:
-			req.Drop("output_config."+k.Str, "unknown field")
+			req.Drop("output_config."+k.Str, DropUnknown)
 		}
 		return true
 	})

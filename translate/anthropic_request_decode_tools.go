@@ -90,7 +90,7 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 		case "input_examples":
 			req.Drop("tools.input_examples", "not translated")
 		default:
-			req.Drop("tools."+k, "unknown field")
+			req.Drop("tools."+k, DropUnknown)
 		}
 	}
 	req.Tools = append(req.Tools, tool)

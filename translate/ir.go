@@ -219,8 +219,16 @@ type Request struct {
 
 	// Dropped lists what decoding or encoding left out on purpose, as
 	// "field: reason", for the caller to log. Each entry appears once.
+	// The field is one the codec names, except for a member the protocol
+	// does not define, whose reason is DropUnknown.
 	Dropped []string
 }
+
+// DropUnknown is the reason a decoder records for a member its protocol
+// does not define. Such a field is named by the client, not by the codec,
+// so a caller that counts drops by field (louter's metrics) must count
+// these together rather than by name.
+const DropUnknown = "unknown field"
 
 // Drop records that field was left out, and why.
 func (r *Request) Drop(field, reason string) {

@@ -109,7 +109,7 @@ func (d *oaiRequestDecoder) field(key string, i int) int {
 		}
 		reason, known := oaiDroppedFields[key]
 		if !known {
-			reason = "not part of the Chat Completions API; not translated"
+			reason = DropUnknown
 		}
 		if key == "modalities" && d.onlyText(v) {
 			break

@@ -190,7 +190,7 @@ func (d *oaiRefDecoder) field(key string, v gjson.Result) *Error {
 		}
 		reason, known := oaiDroppedFields[key]
 		if !known {
-			reason = "not part of the Chat Completions API; not translated"
+			reason = DropUnknown
 		}
 		if key == "modalities" && oaiRefOnlyText(v) {
 			break

@@ -308,7 +308,7 @@ func TestOpenAIChatDecodeRequestFields(t *testing.T) {
 				"prediction: predicted outputs are not supported",
 				"audio: audio output is not supported",
 				"modalities: only text output is supported",
-				"frobnicate: not part of the Chat Completions API; not translated",
+				"frobnicate: unknown field",
 			}
 			if !reflect.DeepEqual(r.Dropped, want) {
 				t.Errorf("Dropped = %q", r.Dropped)

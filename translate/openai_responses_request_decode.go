@@ -247,7 +247,7 @@ func (d *respRequestDecoder) field(key string, i int) int {
 		}
 		reason, known := respDroppedFields[key]
 		if !known {
-			reason = "not part of the Responses API; not translated"
+			reason = DropUnknown
 		}
 		d.drop(oaiAtFields, key, reason)
 	}

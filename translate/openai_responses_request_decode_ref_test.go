@@ -143,7 +143,7 @@ func (d *respRefDecoder) field(key string, v gjson.Result) *Error {
 		}
 		reason, known := respDroppedFields[key]
 		if !known {
-			reason = "not part of the Responses API; not translated"
+			reason = DropUnknown
 		}
 		req.Drop(key, reason)
 	}

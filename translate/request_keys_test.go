@@ -3,6 +3,7 @@ package translate
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -40,12 +41,62 @@ func checkScanValidates(t *testing.T, p Protocol, body []byte) {
 	if notJSON && e.Status != 400 {
 		t.Errorf("%s %q: status %d", p, body, e.Status)
 	}
+	// Valid JSON is refused for invalid UTF-8 exactly when it has some.
+	notUTF8 := e != nil && strings.Contains(e.Message, "not valid UTF-8")
+	if !notJSON && notUTF8 == utf8.Valid(body) {
+		t.Errorf("%s %q: error %v, utf8.Valid %v", p, body, e, utf8.Valid(body))
+	}
+}
+
+// TestScanTopLevelRefusesInvalidUTF8 checks that invalid UTF-8 anywhere in
+// a body, in a name or a value, at any depth, is a 400 naming the
+// top-level member that holds it and the offset of the first bad byte,
+// while valid UTF-8 and escapes pass.
+func TestScanTopLevelRefusesInvalidUTF8(t *testing.T) {
+	cases := []struct {
+		name, body string
+		proto      Protocol
+		param      string // "" for none; "-" for no error
+		inMessage  string
+	}{
+		{"top-level name", "{\"model\":\"m\",\"input\":\"hi\",\"too\xf5s\":1}", ProtocolOpenAIResponses, "", `the name of member "too\xf5s" has an invalid byte at offset 30 (0xf5)`},
+		{"model value", "{\"model\":\"m\xc3\"}", ProtocolOpenAIChat, "model", `member "model" has an invalid byte at offset 11 (0xc3)`},
+		{"deep value", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"a\xffb\"}]}]}", ProtocolAnthropic, "messages", "offset 61 (0xff)"},
+		{"deep name", "{\"messages\":[{\"r\x80\":1}]}", ProtocolAnthropic, "messages", "offset 16 (0x80)"},
+		{"surrogate", "{\"contents\":\"\xed\xa0\x80\"}", ProtocolGemini, "contents", "offset 13 (0xed)"},
+		{"gemini generationConfig", "{\"generationConfig\":{\"stopSequences\":[\"\xf5\"],\"maxOutputTokens\":5}}", ProtocolGemini, "generationConfig", "offset 39 (0xf5)"},
+		{"first of two", "{\"a\":\"\xf5\",\"b\xf5\":1}", ProtocolOpenAIChat, "a", "offset 6"},
+		{"before a duplicate", "{\"model\":\"a\",\"model\":\"b\",\"x\":\"\xf5\"}", ProtocolOpenAIChat, "x", "offset 30"},
+		{"not an object", "\"\xf5\"", ProtocolAnthropic, "", "the body has an invalid byte at offset 1"},
+		{"valid non-ASCII", `{"model":"m","messages":[{"content":"héllo 日本 🎉"}]}`, ProtocolAnthropic, "-", ""},
+		{"escapes", `{"model":"m","x\u00f5":"\udc00\u00e9"}`, ProtocolOpenAIChat, "-", ""},
+	}
+	for _, c := range cases {
+		_, e := ScanTopLevel(c.proto, []byte(c.body))
+		if c.param == "-" {
+			if e != nil {
+				t.Errorf("%s: %v", c.name, e)
+			}
+			continue
+		}
+		if e == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		if e.Status != 400 || e.Param != c.param || !strings.Contains(e.Message, "the request body is not valid UTF-8") || !strings.Contains(e.Message, c.inMessage) {
+			t.Errorf("%s: %d %q param %q, want 400 with %q, param %q", c.name, e.Status, e.Message, e.Param, c.inMessage, c.param)
+		}
+		if !utf8.ValidString(e.Message) {
+			t.Errorf("%s: the message is not UTF-8 itself: %q", c.name, e.Message)
+		}
+	}
 }
 
 func FuzzScanTopLevel(f *testing.F) {
 	for _, b := range scanTopLevelBodies {
 		f.Add([]byte(b))
 	}
+	f.Add([]byte("{\"model\":\"m\",\"too\xf5s\":[\"\xc3\"]}"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, p := range []Protocol{ProtocolAnthropic, ProtocolGemini} {
 			checkScanValidates(t, p, body)
