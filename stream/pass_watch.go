@@ -118,7 +118,7 @@ func (w *PassWatcher) write(p []byte) []byte {
 		in = *w.joined
 	}
 	w.base, w.cut = len(w.held), -1
-	w.evStart, w.drops = 0, w.drops[:0]
+	w.drops = w.drops[:0]
 	lead := 0
 	if w.sse != nil {
 		w.sse.blank, w.sse.prevBlank = -1, -1
