@@ -79,13 +79,18 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 	}
 	g := &grant{a: a, logger: l.logger, client: c, route: route.Match, model: model, backendModel: backendModel}
 	routePolicy, routeOn := a.routeLimit[route]
-	if (c == nil || !c.policy.On()) && !routeOn {
-		return g, true // nothing to count; the ledger still records
+	if c == nil && !routeOn {
+		return g, true // nothing counts, nothing is recorded
 	}
+	// The estimate is also what the ledger records of an answer whose
+	// backend reported no usage (usage_settle.go).
 	if rw.passthrough || rw.clientReq == nil {
 		g.estimate = int64(len(body) / 4)
 	} else {
 		g.estimate = int64(tokencount.Quick(rw.clientReq, route.backend.Protocol))
+	}
+	if (c == nil || !c.policy.On()) && !routeOn {
+		return g, true // nothing to count; the ledger still records
 	}
 	ctx := r.Context()
 	type scope struct {
@@ -153,23 +158,23 @@ func (g *grant) cancel(ctx context.Context) {
 }
 
 // settle counts what the request used, once the response has ended: the
-// usage the backend reported, or the estimate when a response began but
-// reported none; nothing when the backend was not reached or refused.
+// usage the backend reported, or an estimate when a response began but
+// reported none (usage_settle.go); nothing when the backend was not
+// reached or refused.
 func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 	if g == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	var u limits.Usage
-	var tokens int64
-	switch {
-	case rw.hasUsage:
-		u = limits.Usage{Input: int64(rw.usage.InputTokens), Output: int64(rw.usage.OutputTokens),
-			CacheRead: int64(rw.usage.CacheReadTokens), CacheWrite: int64(rw.usage.CacheWriteTokens)}
-		tokens = u.Tokens()
-	case rw.mode != modeUnset && rw.status < 400:
-		tokens = g.estimate
+	u, estimated := rw.billedUsage(g.estimate)
+	if estimated {
+		u.Estimated = true
+		if c := g.logger.Check(zap.DebugLevel, "usage estimated: the backend reported none"); c != nil {
+			c.Write(zap.String("backend", rw.backend.name), zap.String("model", g.model),
+				zap.Int64("input_tokens", u.Input), zap.Int64("output_tokens", u.Output), zap.Bool("stream_failed", rw.streamFailed))
+		}
 	}
+	tokens := u.Tokens()
 	cost := int64(0)
 	if price, ok := g.a.price(g.backendModel, g.model); ok {
 		cost = price.Cost(u)
@@ -183,6 +188,17 @@ func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 	if g.client != nil && rw.mode != modeUnset {
 		g.a.ledger.Record(g.client.name, g.route, u, cost)
 	}
+}
+
+// countsUsage reports whether the usage of a request to route is counted:
+// by a limit of the route, or because a client made it — the ledger
+// records every client's usage and cost, limited or not.
+func (a *access) countsUsage(c *clientEntry, route *ModelRoute) bool {
+	if a == nil {
+		return false
+	}
+	_, routeOn := a.routeLimit[route]
+	return c != nil || routeOn
 }
 
 // price returns the first price matching the backend's model, or else

@@ -85,3 +85,37 @@ func benchAdmission(b *testing.B, rc *RedisCounters) {
 		g.settle(r.Context(), rw)
 	}
 }
+
+// BenchmarkPassthroughCounted is an OpenAI Chat passthrough stream without
+// client keys and from a client with a budget, whose stream's text is
+// counted as it passes (usage_settle.go) in case no usage comes: compare
+// the two sub-benchmarks' ns/op.
+func BenchmarkPassthroughCounted(b *testing.B) {
+	for _, counted := range []bool{false, true} {
+		name := "keyless"
+		if counted {
+			name = "counted"
+		}
+		b.Run(name, func(b *testing.B) {
+			up := proxyLike(200, sseHeader(), benchOpenAIEvents()...)
+			l := &Louter{
+				Backends: map[string]*Backend{"oai": {Protocol: translate.ProtocolOpenAIChat, APIKey: "{env.LOUTER_BENCH_UNSET}"}},
+				Models:   []ModelRoute{{Match: "gpt-*", Backend: "oai"}},
+			}
+			if counted {
+				l.Clients = []*ClientKey{{Name: "alice", KeySHA256: sha256HexForTest("alice-key"), Limits: Limits{Budget: "1000000usd/30d"}}}
+				l.Prices = []ModelPrice{{Match: "gpt-*", Input: 1.25, Output: 10}}
+			}
+			l = newLouter(b, l, map[string]caddyhttp.MiddlewareHandler{"oai": up})
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := newFlushRecorder()
+				r := newRequest("POST", "/v1/chat/completions", openaiPassRequest)
+				r.Header.Set("Authorization", "Bearer alice-key")
+				if err := l.ServeHTTP(rec, r, &nextRecorder{}); err != nil || rec.Code != 200 {
+					b.Fatal(err, rec.Code, rec.Body.String())
+				}
+			}
+		})
+	}
+}

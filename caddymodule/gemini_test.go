@@ -76,7 +76,7 @@ func TestGeminiRewriteRequest(t *testing.T) {
 func TestGeminiPassthroughCapsMaxOutputTokens(t *testing.T) {
 	in := []byte(`{"contents":[],"generationConfig":{"maxOutputTokens":65536}}`)
 	top, _ := translate.ScanTopLevel(translate.ProtocolGemini, in)
-	body, te := passthroughBody(in, &top, "m", "m", 8192)
+	body, _, te := passthroughBody(in, &top, "m", "m", 8192, false)
 	if te != nil || string(body) != `{"contents":[],"generationConfig":{"maxOutputTokens":8192}}` {
 		t.Errorf("%s %v", body, te)
 	}

@@ -192,14 +192,17 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		if pathModel != "" {
 			bodyBackendModel = model // the model is in the path: renamed there, not in the body
 		}
-		var te *translate.Error
-		body, te = passthroughBody(body, q.top, model, bodyBackendModel, b.MaxTokens) // passthrough_body.go
-		if te != nil {
-			return nil, l.reject(w, client, te)
-		}
 		rw.wantStream = q.streamMember
 		if urlStream != nil {
 			rw.wantStream = *urlStream
+		}
+		// A stream whose usage is counted asks the backend for it when
+		// the protocol reports it only on request (client_limits.go).
+		wantUsage := rw.wantStream && l.access.countsUsage(clientOf(r), q.route)
+		var te *translate.Error
+		body, rw.hideUsage, te = passthroughBody(body, q.top, model, bodyBackendModel, b.MaxTokens, wantUsage) // passthrough_body.go
+		if te != nil {
+			return nil, l.reject(w, client, te)
 		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
 	} else {
@@ -231,6 +234,9 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		}
 		q.grant, q.admitted = g, true
 	}
+	// What a request whose usage counts answered is counted as it goes,
+	// for when the backend reports no usage (usage_settle.go).
+	rw.count.on = l.access.countsUsage(clientOf(r), q.route)
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
 	rw.dropRequest = q.requestRelease(r, rw) // request_release.go

@@ -54,7 +54,7 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 	if route.Rename != "" {
 		backendModel = route.Rename
 	}
-	body, te = passthroughBody(body, &top, model, backendModel, b.MaxTokens)
+	body, _, te = passthroughBody(body, &top, model, backendModel, b.MaxTokens, false) // not counted: not a chat call
 	if te != nil {
 		return l.reject(w, client, te)
 	}

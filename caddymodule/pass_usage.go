@@ -46,6 +46,7 @@ func (rw *responseWriter) readPassUsage() {
 	}
 	if resp, err := rw.backend.codec.DecodeResponse(buf); err == nil {
 		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
+		rw.count.response(resp)
 		rw.trace.response(resp)
 	}
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // A request passed on in the client's own protocol is sent as the client
-// wrote it, except for the model rename and the max_tokens cap. The scan
+// wrote it, except for the model rename, the max_tokens cap and, when
+// louter must count the answer, the request for a stream's usage. The scan
 // that validated the body (translate.ScanTopLevel) noted where those
 // members are, so the edits are spliced into one new body — one copy, no
 // further scan — and a body that needs no edit is sent untouched.
@@ -23,10 +24,19 @@ type bodyEdit struct {
 // passthroughBody applies the model rename and the max_tokens cap to a body
 // sent on in the client's own protocol; all other bytes stay as they are.
 // top is the scan of body. body itself is never modified: each attempt of
-// a fallback chain starts from it.
-func passthroughBody(body []byte, top *translate.TopLevel, model, backendModel string, maxTokens int) ([]byte, *translate.Error) {
-	var edits [1 + translate.LimitCount]bodyEdit
+// a fallback chain starts from it. With wantUsage, a stream of a protocol
+// that reports usage only when asked is asked for it (streamUsageEdit);
+// hidden then says the client did not ask, so the usage is louter's alone.
+func passthroughBody(body []byte, top *translate.TopLevel, model, backendModel string, maxTokens int, wantUsage bool) (out []byte, hidden bool, _ *translate.Error) {
+	var edits [2 + translate.LimitCount]bodyEdit
 	n := 0
+	if wantUsage {
+		if e, ok := streamUsageEdit(body, top); ok {
+			edits[n] = e
+			n++
+			hidden = true
+		}
+	}
 	if backendModel != model {
 		name := appendJSONQuoted(nil, backendModel)
 		if at := top.ModelAt; at.Found() {
@@ -39,7 +49,7 @@ func passthroughBody(body []byte, top *translate.TopLevel, model, backendModel s
 			}
 			edits[n] = bodyEdit{top.Open, top.Open, text}
 		} else {
-			return nil, translate.BadRequest("louter: renaming the model: the request body is not a JSON object")
+			return nil, false, translate.BadRequest("louter: renaming the model: the request body is not a JSON object")
 		}
 		n++
 	}
@@ -56,9 +66,46 @@ func passthroughBody(body []byte, top *translate.TopLevel, model, backendModel s
 		}
 	}
 	if n == 0 {
-		return body, nil
+		return body, false, nil
 	}
-	return spliceBody(body, edits[:n]), nil
+	return spliceBody(body, edits[:n]), hidden, nil
+}
+
+// streamUsageEdit is the edit that asks a stream for its usage, for a
+// protocol whose streams report it only when asked (OpenAI Chat:
+// stream_options.include_usage). Limits, budgets and the ledger count
+// what the backend reports; a stream that reports nothing could only be
+// counted on an estimate. ok is false when the client asked already, or
+// when its stream_options is neither an object nor null (the backend
+// refuses that request as it is). The client's other stream options stay.
+func streamUsageEdit(body []byte, top *translate.TopLevel) (bodyEdit, bool) {
+	if !top.UsageOptIn || top.Open == 0 {
+		return bodyEdit{}, false
+	}
+	at := top.StreamOptionsAt
+	if !at.Found() {
+		text := []byte(`"stream_options":{"include_usage":true}`)
+		if hasMembers(body, top.Open) {
+			text = append(text, ',')
+		}
+		return bodyEdit{top.Open, top.Open, text}, true
+	}
+	v := gjson.ParseBytes(body[at.Start:at.End])
+	switch {
+	case v.Type == gjson.Null:
+	case !v.IsObject() || v.Get("include_usage").Type == gjson.True:
+		return bodyEdit{}, false
+	}
+	text := []byte(`{"include_usage":true`)
+	if v.IsObject() {
+		v.ForEach(func(k, m gjson.Result) bool {
+			if k.String() != "include_usage" { // a false or null one, maybe repeated, goes
+				text = append(append(append(append(text, ','), k.Raw...), ':'), m.Raw...)
+			}
+			return true
+		})
+	}
+	return bodyEdit{at.Start, at.End, append(text, '}')}, true
 }
 
 // spliceBody returns a new body with the edits applied. Edits do not

@@ -37,7 +37,7 @@ func TestPassthroughBody(t *testing.T) {
 			if e != nil {
 				t.Fatal(e)
 			}
-			got, te := passthroughBody(in, &top, tt.model, tt.rename, tt.maxTokens)
+			got, _, te := passthroughBody(in, &top, tt.model, tt.rename, tt.maxTokens, false)
 			if te != nil || string(got) != tt.want {
 				t.Fatalf("got %s %v, want %s", got, te, tt.want)
 			}
@@ -50,3 +50,59 @@ func TestPassthroughBody(t *testing.T) {
 		})
 	}
 }
+
+// TestPassthroughBodyStreamUsage checks the request for a stream's usage:
+// OpenAI Chat's stream_options.include_usage is set, the client's other
+// stream options kept, and hidden says whether the client did not ask.
+func TestPassthroughBodyStreamUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		proto  translate.Protocol
+		body   string
+		want   string
+		hidden bool
+	}{
+		{"no stream_options", translate.ProtocolOpenAIChat, `{"model":"a","stream":true}`,
+			`{"stream_options":{"include_usage":true},"model":"a","stream":true}`, true},
+		{"asked already", translate.ProtocolOpenAIChat, `{"model":"a","stream":true,"stream_options":{"include_usage":true}}`,
+			`{"model":"a","stream":true,"stream_options":{"include_usage":true}}`, false},
+		{"asked not to", translate.ProtocolOpenAIChat, `{"model":"a","stream_options":{"include_obfuscation":false,"include_usage":false}}`,
+			`{"model":"a","stream_options":{"include_usage":true,"include_obfuscation":false}}`, true},
+		{"escaped and repeated", translate.ProtocolOpenAIChat, `{"model":"a","stream_options":{"include\u005fusage":false,"include_usage":null}}`,
+			`{"model":"a","stream_options":{"include_usage":true}}`, true},
+		{"null", translate.ProtocolOpenAIChat, `{"model":"a","stream_options":null}`,
+			`{"model":"a","stream_options":{"include_usage":true}}`, true},
+		{"not an object: left to the backend", translate.ProtocolOpenAIChat, `{"model":"a","stream_options":"yes"}`,
+			`{"model":"a","stream_options":"yes"}`, false},
+		{"rename too", translate.ProtocolOpenAIChat, `{"model":"x","stream":true}`,
+			`{"stream_options":{"include_usage":true},"model":"a","stream":true}`, true},
+		{"anthropic reports usage unasked", translate.ProtocolAnthropic, `{"model":"a","stream":true}`,
+			`{"model":"a","stream":true}`, false},
+		{"responses reports usage unasked", translate.ProtocolOpenAIResponses, `{"model":"a","stream":true,"stream_options":{}}`,
+			`{"model":"a","stream":true,"stream_options":{}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := []byte(tt.body)
+			top, e := translate.ScanTopLevel(tt.proto, in)
+			if e != nil {
+				t.Fatal(e)
+			}
+			model := gjsonModel(top)
+			got, hidden, te := passthroughBody(in, &top, model, "a", 0, true)
+			if te != nil || string(got) != tt.want || hidden != tt.hidden {
+				t.Fatalf("got %s (hidden %v) %v, want %s (hidden %v)", got, hidden, te, tt.want, tt.hidden)
+			}
+			if string(in) != tt.body {
+				t.Fatalf("the client's body was modified: %s", in)
+			}
+		})
+	}
+	// A repeated stream_options is refused: louter would edit the first,
+	// the backend read the last.
+	if _, e := translate.ScanTopLevel(translate.ProtocolOpenAIChat, []byte(`{"model":"a","stream_options":{},"stream_options":{"include_usage":false}}`)); e == nil {
+		t.Error("a repeated stream_options was accepted")
+	}
+}
+
+func gjsonModel(top translate.TopLevel) string { return top.Model.Str }

@@ -81,6 +81,12 @@ type responseWriter struct {
 
 	usage    translate.Usage
 	hasUsage bool
+	// count counts the output of a response whose usage counts, for the
+	// estimate when the backend reports none; hideUsage says louter asked
+	// a passthrough stream for usage the client did not ask for, which
+	// the client does not get (usage_settle.go).
+	count     outputCount
+	hideUsage bool
 
 	// What the exchange record (exchange_record.go) reports: when the
 	// first content went to a streaming client, the stop reason, and
@@ -165,6 +171,12 @@ func (rw *responseWriter) writeHeader(status int) {
 		if sse || array {
 			rw.mode = modePassSSE
 			rw.pass = stream.NewPassWatcher(rw.client.Protocol(), array)
+			if rw.hideUsage {
+				rw.pass.HideUsageOnly()
+			}
+			if rw.count.on {
+				rw.pass.Observe = rw.countPassEvent
+			}
 			setNoBuffering(rw.header)
 			// The watcher may end the body with an error event of its
 			// own, which a declared length would not allow.
@@ -336,6 +348,9 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	if ev.Usage != nil {
 		rw.usage, rw.hasUsage = *ev.Usage, true
 	}
+	if rw.count.on {
+		rw.count.event(ev)
+	}
 	switch {
 	case ev.Type == translate.EventBlockStart || ev.Type == translate.EventBlockDelta:
 		if rw.mode == modeStream {
@@ -427,6 +442,7 @@ func (rw *responseWriter) finishLocked() {
 		}
 		resp = rw.applyDialect(resp)
 		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
+		rw.count.response(resp)
 		rw.trace.response(resp)
 		if rw.mode == modeJSONToStream {
 			rw.respondStream(resp)

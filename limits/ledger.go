@@ -37,7 +37,10 @@ type LedgerEntry struct {
 	CacheReadTokens  int64   `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
 	CostUSD          float64 `json:"cost_usd"`
-	costMicro        int64
+	// EstimatedRequests are the requests counted on louter's estimate
+	// because the backend reported no usage (Usage.Estimated).
+	EstimatedRequests int64 `json:"estimated_requests,omitempty"`
+	costMicro         int64
 }
 
 // LedgerClient is one client's use, by model, with its total cost.
@@ -89,6 +92,9 @@ func (l *Ledger) Record(client, model string, u Usage, costMicro int64) {
 		models[model] = e
 	}
 	e.Requests++
+	if u.Estimated {
+		e.EstimatedRequests++
+	}
 	e.InputTokens += u.Input
 	e.OutputTokens += u.Output
 	e.CacheReadTokens += u.CacheRead

@@ -132,6 +132,10 @@ func formatWindow(d time.Duration) string {
 // tokens (read and written), as translate.Usage counts them.
 type Usage struct {
 	Input, Output, CacheRead, CacheWrite int64
+	// Estimated says the counts are louter's estimate: the backend
+	// reported none (a stream cut before its end, a backend that does not
+	// report usage).
+	Estimated bool
 }
 
 // Tokens is the input plus output tokens, what token limits count.

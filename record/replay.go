@@ -178,6 +178,12 @@ func (r *replayer) passthrough() {
 			return
 		}
 	}
+	if r.askedUsage() {
+		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
+			r.fail("backend_request", err.Error())
+			return
+		}
+	}
 	if b.MaxTokens > 0 {
 		for _, key := range [...]string{"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig.maxOutputTokens"} {
 			if v := gjson.GetBytes(body, key); v.Type == gjson.Number && v.Int() > int64(b.MaxTokens) {
@@ -186,6 +192,17 @@ func (r *replayer) passthrough() {
 		}
 	}
 	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), body)
+}
+
+// askedUsage reports whether louter asked a passthrough OpenAI Chat stream
+// for its usage on its own (a limit or a price applied): the backend
+// request asks for it, the client's does not. The client then did not get
+// the usage chunk.
+func (r *replayer) askedUsage() bool {
+	const key = "stream_options.include_usage"
+	return r.x.Client.Protocol == translate.ProtocolOpenAIChat &&
+		gjson.GetBytes(r.x.BackendRequest.BodyBytes(), key).Type == gjson.True &&
+		gjson.GetBytes(r.x.ClientRequest.BodyBytes(), key).Type != gjson.True
 }
 
 // response translates the recorded backend response and compares it with
@@ -226,6 +243,9 @@ func (r *replayer) compareStatus(got int) {
 func (r *replayer) passStream() []Event {
 	x := r.x
 	w := stream.NewPassWatcher(x.Client.Protocol, false)
+	if r.askedUsage() {
+		w.HideUsageOnly()
+	}
 	enc := r.client.NewStreamEncoder(&translate.Request{Model: x.Backend.Model, Stream: true})
 	var all, frame []byte
 	for i := range x.BackendResponse.Events {

@@ -34,7 +34,27 @@ type PassWatcher struct {
 	events  int // events forwarded
 	failure *translate.Error
 	emit    func(name string, data []byte)
+
+	// Observe, when set, is called with every well-formed event, as the
+	// framer gives it (data is only valid during the call): louter counts
+	// the text of a stream whose usage may not come.
+	Observe func(name string, data []byte)
+
+	// hideUsage: the events that carry only usage are cut out of what is
+	// forwarded (HideUsageOnly). evStart is where, in held+chunk, the
+	// event being framed began (the end of the one before); drops are the
+	// ranges of held+chunk to leave out of this write's output, which is
+	// then built in trimmed, lent from the pool.
+	hideUsage bool
+	evStart   int
+	inLen     int  // len(held+chunk)
+	dropLead  bool // the last write ended in a dropped event
+	drops     []dropRange
+	trimmed   *[]byte
 }
+
+// dropRange is a range of held+chunk that is not forwarded.
+type dropRange struct{ start, end int }
 
 type passState uint8
 
@@ -60,11 +80,29 @@ func NewPassWatcher(p translate.Protocol, jsonArray bool) *PassWatcher {
 	return w
 }
 
+// HideUsageOnly has the events that carry only usage left out of the
+// client's stream (translate.StreamWatch.UsageOnly: the usage chunk that
+// louter asked an OpenAI Chat backend for, for a client that did not ask);
+// their usage is still read. Only SSE streams have such events.
+func (w *PassWatcher) HideUsageOnly() { w.hideUsage = w.sse != nil }
+
 // Write takes the next chunk of the backend's body and returns the bytes
 // to forward now, which are p itself or a part of it, or a buffer valid
 // until the next call. After the terminal event all input passes as it
 // comes; after a malformed event nothing does (see Failure).
 func (w *PassWatcher) Write(p []byte) []byte {
+	out := w.write(p)
+	if len(w.drops) == 0 {
+		w.dropLead = false
+		return out
+	}
+	// A dropped event that ends this write may end with the CR of a
+	// CRLF: the LF that begins the next write is its too.
+	w.dropLead = w.drops[len(w.drops)-1].end == w.inLen
+	return w.trim(out)
+}
+
+func (w *PassWatcher) write(p []byte) []byte {
 	switch w.state {
 	case passEnded:
 		return p
@@ -80,6 +118,7 @@ func (w *PassWatcher) Write(p []byte) []byte {
 		in = *w.joined
 	}
 	w.base, w.cut = len(w.held), -1
+	w.drops = w.drops[:0]
 	lead := 0
 	if w.sse != nil {
 		w.sse.blank, w.sse.prevBlank = -1, -1
@@ -88,6 +127,10 @@ func (w *PassWatcher) Write(p []byte) []byte {
 			// its LF completes the boundary already forwarded.
 			lead = 1
 		}
+	}
+	w.evStart, w.inLen = lead, len(in)
+	if lead > 0 && w.dropLead {
+		w.drops = append(w.drops, dropRange{0, lead})
 	}
 	if err := w.framer.Feed(p, w.emit); err != nil && w.state == passWatching {
 		w.fail("malformed upstream stream: " + err.Error())
@@ -116,12 +159,31 @@ func (w *PassWatcher) Write(p []byte) []byte {
 	return in[:w.cut]
 }
 
+// trim returns out without the dropped ranges, in the trimmed buffer.
+func (w *PassWatcher) trim(out []byte) []byte {
+	if w.trimmed == nil {
+		w.trimmed = borrowOutput()
+	}
+	b, prev := (*w.trimmed)[:0], 0
+	for _, d := range w.drops {
+		start, end := min(d.start, len(out)), min(d.end, len(out))
+		b = append(b, out[prev:max(start, prev)]...)
+		prev = max(end, prev)
+	}
+	b = append(b, out[prev:]...)
+	*w.trimmed = b
+	w.drops = w.drops[:0]
+	return b
+}
+
 // Release implements Releaser: it gives back the buffer a Write may have
-// returned (the held bytes joined to the chunk), so that a stream waiting
-// on its backend holds only its incomplete event.
+// returned (the held bytes joined to the chunk, or what was left of them
+// once events were cut out), so that a stream waiting on its backend
+// holds only its incomplete event.
 func (w *PassWatcher) Release() {
 	returnOutput(w.joined)
-	w.joined = nil
+	returnOutput(w.trimmed)
+	w.joined, w.trimmed = nil, nil
 }
 
 // check is the framer's callback: it judges an event and moves the cut
@@ -130,7 +192,16 @@ func (w *PassWatcher) check(name string, data []byte) {
 	if w.state != passWatching {
 		return
 	}
-	switch w.watch.Check(name, data) {
+	v := w.watch.Check(name, data)
+	if v != translate.WatchMalformed {
+		if w.Observe != nil {
+			w.Observe(name, data)
+		}
+		if w.hideUsage && w.watch.UsageOnly() {
+			w.drop()
+		}
+	}
+	switch v {
 	case translate.WatchEnd:
 		w.state = passEnded
 	case translate.WatchMalformed:
@@ -146,6 +217,26 @@ func (w *PassWatcher) check(name string, data []byte) {
 			w.events++
 		}
 	}
+	if !w.closing {
+		w.evStart = w.base + w.framerOffset()
+	}
+}
+
+// drop leaves the event just framed out of the output. An event framed by
+// Close is the last of the held bytes, which then go.
+func (w *PassWatcher) drop() {
+	if w.closing {
+		w.held = w.held[:0]
+		return
+	}
+	start := w.evStart
+	if w.sse.prevBlank >= 0 {
+		// The comments before it, up to the blank line before it, stay,
+		// as they do when a write ends between them and the event.
+		start = max(start, w.base+w.sse.prevBlank)
+	}
+	w.drops = append(w.drops, dropRange{start, w.base + w.framerOffset()})
+	w.events-- // counted below, never forwarded
 }
 
 // arrayEnd is called at a JSON array's closing bracket. Without a finish

@@ -240,3 +240,57 @@ func TestPassWatcherErrored(t *testing.T) {
 		}
 	}
 }
+
+// TestPassWatcherHideUsageOnly: the usage chunk louter asked an OpenAI Chat
+// backend for, for a client that did not, is left out of the client's
+// stream at any write boundaries and line endings, with a comment before
+// it or without the blank line after it; its usage is read all the same,
+// and every other byte passes as it came.
+func TestPassWatcherHideUsageOnly(t *testing.T) {
+	const (
+		content = "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}],\"usage\":null}\n\n"
+		finish  = "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\n"
+		usage   = "data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3}}\n\n"
+		done    = "data: [DONE]\n\n"
+		// Azure's first chunk: no choices, no usage; it is content filter
+		// results, and passes.
+		azure = "data: {\"id\":\"\",\"choices\":[],\"prompt_filter_results\":[]}\n\n"
+	)
+	tests := []struct {
+		name, body, want string
+	}{
+		{"before DONE", content + finish + usage + done, content + finish + done},
+		{"comment before it", content + finish + ": keep-alive\n\n" + usage + done, content + finish + ": keep-alive\n\n" + done},
+		{"CRLF", strings.ReplaceAll(content+finish+usage+done, "\n", "\r\n"), strings.ReplaceAll(content+finish+done, "\n", "\r\n")},
+		{"last, without its blank line", content + finish + strings.TrimSuffix(usage, "\n"), content + finish},
+		{"last, without DONE", content + finish + usage, content + finish},
+		{"Azure's filter chunk passes", azure + content + finish + usage + done, azure + content + finish + done},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{0, 1, 7, 64} {
+			w := stream.NewPassWatcher(translate.ProtocolOpenAIChat, false)
+			w.HideUsageOnly()
+			var out []byte
+			body := []byte(tt.body)
+			k := n
+			if k <= 0 {
+				k = len(body)
+			}
+			for rest := body; len(rest) > 0; rest = rest[min(k, len(rest)):] {
+				out = append(out, w.Write(rest[:min(k, len(rest))])...)
+				w.Release()
+			}
+			tail, e := w.Close()
+			if e != nil {
+				t.Fatalf("%s, writes of %d: %s", tt.name, n, e.Message)
+			}
+			out = append(out, tail...)
+			if string(out) != tt.want {
+				t.Errorf("%s, writes of %d: the client got\n%q\nwant\n%q", tt.name, n, out, tt.want)
+			}
+			if u, ok := w.Usage(); !ok || u.InputTokens != 12 || u.OutputTokens != 3 {
+				t.Errorf("%s, writes of %d: usage %+v (%v)", tt.name, n, u, ok)
+			}
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (u *anthUsage) merge(v gjson.Result) bool {
 	v.ForEach(func(k, n gjson.Result) bool {
 		if k.Str == "output_tokens_details" {
 			if t := n.Get("thinking_tokens"); t.Type == gjson.Number {
-				u.thinking, seen = int(t.Int()), true
+				u.thinking, seen = usageCount(t), true
 			}
 			return true
 		}
@@ -64,13 +64,13 @@ func (u *anthUsage) merge(v gjson.Result) bool {
 		}
 		switch k.Str {
 		case "input_tokens":
-			u.input, seen = int(n.Int()), true
+			u.input, seen = usageCount(n), true
 		case "output_tokens":
-			u.output, seen = int(n.Int()), true
+			u.output, seen = usageCount(n), true
 		case "cache_creation_input_tokens":
-			u.cacheWrite, seen = int(n.Int()), true
+			u.cacheWrite, seen = usageCount(n), true
 		case "cache_read_input_tokens":
-			u.cacheRead, seen = int(n.Int()), true
+			u.cacheRead, seen = usageCount(n), true
 		}
 		return true
 	})

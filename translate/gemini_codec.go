@@ -176,11 +176,11 @@ func geminiFatalFinish(finish, message string) *Error {
 // geminiDecodeUsage reads usageMetadata (REFERENCE §5.5): promptTokenCount
 // already includes cached tokens; candidatesTokenCount excludes thoughts.
 func geminiDecodeUsage(u gjson.Result) Usage {
-	thoughts := int(geminiGet(u, "thoughtsTokenCount", "thoughts_token_count").Int())
+	thoughts := usageCount(geminiGet(u, "thoughtsTokenCount", "thoughts_token_count"))
 	return Usage{
-		InputTokens:     int(geminiGet(u, "promptTokenCount", "prompt_token_count").Int() + geminiGet(u, "toolUsePromptTokenCount", "tool_use_prompt_token_count").Int()),
-		OutputTokens:    int(geminiGet(u, "candidatesTokenCount", "candidates_token_count").Int()) + thoughts,
-		CacheReadTokens: int(geminiGet(u, "cachedContentTokenCount", "cached_content_token_count").Int()),
+		InputTokens:     usageCount(geminiGet(u, "promptTokenCount", "prompt_token_count")) + usageCount(geminiGet(u, "toolUsePromptTokenCount", "tool_use_prompt_token_count")),
+		OutputTokens:    usageCount(geminiGet(u, "candidatesTokenCount", "candidates_token_count")) + thoughts,
+		CacheReadTokens: usageCount(geminiGet(u, "cachedContentTokenCount", "cached_content_token_count")),
 		ReasoningTokens: thoughts,
 	}
 }

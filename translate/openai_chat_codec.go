@@ -147,15 +147,15 @@ func oaiParseDataURL(url string) (mediaType, data string, ok bool) {
 // hits as prompt_cache_hit_tokens, used when prompt_tokens_details is absent.
 func oaiDecodeUsage(u gjson.Result) Usage {
 	out := Usage{
-		InputTokens:     int(u.Get("prompt_tokens").Int()),
-		OutputTokens:    int(u.Get("completion_tokens").Int()),
-		ReasoningTokens: int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
+		InputTokens:     usageCount(u.Get("prompt_tokens")),
+		OutputTokens:    usageCount(u.Get("completion_tokens")),
+		ReasoningTokens: usageCount(u.Get("completion_tokens_details.reasoning_tokens")),
 	}
 	if d := u.Get("prompt_tokens_details"); d.IsObject() {
-		out.CacheReadTokens = int(d.Get("cached_tokens").Int())
-		out.CacheWriteTokens = int(d.Get("cache_write_tokens").Int())
+		out.CacheReadTokens = usageCount(d.Get("cached_tokens"))
+		out.CacheWriteTokens = usageCount(d.Get("cache_write_tokens"))
 	} else {
-		out.CacheReadTokens = int(u.Get("prompt_cache_hit_tokens").Int())
+		out.CacheReadTokens = usageCount(u.Get("prompt_cache_hit_tokens"))
 	}
 	return out
 }

@@ -116,11 +116,11 @@ func respStopReason(status, incompleteReason string) StopReason {
 // cached tokens, as the IR's InputTokens does.
 func respDecodeUsage(u gjson.Result) Usage {
 	return Usage{
-		InputTokens:      int(u.Get("input_tokens").Int()),
-		OutputTokens:     int(u.Get("output_tokens").Int()),
-		CacheReadTokens:  int(u.Get("input_tokens_details.cached_tokens").Int()),
-		CacheWriteTokens: int(u.Get("input_tokens_details.cache_write_tokens").Int()),
-		ReasoningTokens:  int(u.Get("output_tokens_details.reasoning_tokens").Int()),
+		InputTokens:      usageCount(u.Get("input_tokens")),
+		OutputTokens:     usageCount(u.Get("output_tokens")),
+		CacheReadTokens:  usageCount(u.Get("input_tokens_details.cached_tokens")),
+		CacheWriteTokens: usageCount(u.Get("input_tokens_details.cache_write_tokens")),
+		ReasoningTokens:  usageCount(u.Get("output_tokens_details.reasoning_tokens")),
 	}
 }
 

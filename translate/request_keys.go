@@ -38,6 +38,13 @@ type TopLevel struct {
 	// can be inserted; 0 when the body is not an object.
 	Open int
 
+	// UsageOptIn says the protocol's streams report usage only when the
+	// request asks for it (usageOptIn); StreamOptionsAt is then where the
+	// member that asks is (OpenAI Chat's stream_options), which a request
+	// passed on is edited at when louter needs the usage itself.
+	UsageOptIn      bool
+	StreamOptionsAt Span
+
 	genDup bool // generationConfig repeats maxOutputTokens
 }
 
@@ -70,9 +77,18 @@ var LimitNames = [LimitCount]string{"max_tokens", "max_completion_tokens", "max_
 // generationConfig and generation_config alike).
 var actedOn = map[Protocol][]string{
 	ProtocolAnthropic:       {"model", "stream", "max_tokens"},
-	ProtocolOpenAIChat:      {"model", "stream", "max_tokens", "max_completion_tokens"},
+	ProtocolOpenAIChat:      {"model", "stream", "max_tokens", "max_completion_tokens", "stream_options"},
 	ProtocolOpenAIResponses: {"model", "stream", "max_output_tokens"},
 	ProtocolGemini:          {"generationConfig"},
+}
+
+// usageOptIn lists the protocols whose streams report usage only when the
+// request asks: an OpenAI Chat stream ends with a chunk of usage (and no
+// choices) only with stream_options.include_usage. The others always
+// report it (Anthropic's message_start and message_delta, the Responses
+// API's response.completed, Gemini's usageMetadata).
+var usageOptIn = map[Protocol]bool{
+	ProtocolOpenAIChat: true,
 }
 
 // turnMembers are, per protocol, the members holding the system prompt and
@@ -128,6 +144,7 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 		return top, nil
 	}
 	top.Open = i + 1
+	top.UsageOptIn = usageOptIn[p]
 	keys, ok := actedOn[p]
 	if !ok {
 		keys = defaultActedOn
@@ -210,6 +227,10 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 		case "messages", "input", "contents":
 			if name == turnMembers[p][1] && !top.MessagesAt.Found() {
 				top.MessagesAt = at
+			}
+		case "stream_options":
+			if top.UsageOptIn {
+				top.StreamOptionsAt = at
 			}
 		case "max_tokens":
 			top.setLimit(LimitMaxTokens, at)

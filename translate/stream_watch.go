@@ -33,11 +33,13 @@ type StreamWatch struct {
 	proto    Protocol
 	complete bool // the stream may end here without being cut
 	errored  bool // the stream ended with the backend's error
-	usage    Usage
-	hasUsage bool
-	anth     anthUsage // Anthropic reports usage in two parts
-	id       string
-	seq      int64 // the Responses sequence_number the next event takes
+	// usageOnly: the last event checked carried only usage (UsageOnly).
+	usageOnly bool
+	usage     Usage
+	hasUsage  bool
+	anth      anthUsage // Anthropic reports usage in two parts
+	id        string
+	seq       int64 // the Responses sequence_number the next event takes
 	// geminiUsage is the latest usageMetadata, read only when asked for:
 	// Gemini repeats it on every chunk.
 	geminiUsage []byte
@@ -75,6 +77,14 @@ func (w *StreamWatch) Complete() bool { return w.complete }
 // error event, or a failed response.
 func (w *StreamWatch) Errored() bool { return w.errored }
 
+// UsageOnly reports whether the event last checked carried usage and no
+// content: the chunk that ends an OpenAI Chat stream asked for its usage
+// (stream_options.include_usage), with an empty choices array. A client
+// that did not ask for it may not expect it, so a passthrough that asked
+// on its behalf leaves it out (stream.PassWatcher.HideUsageOnly); the
+// usage is read all the same.
+func (w *StreamWatch) UsageOnly() bool { return w.usageOnly }
+
 // Usage returns the latest token counts the stream reported.
 func (w *StreamWatch) Usage() (Usage, bool) {
 	if len(w.geminiUsage) > 0 {
@@ -105,6 +115,7 @@ func (discardFrameWriter) WriteFrame(string, []byte) {}
 // Check judges one framed event: its SSE event name ("" when none) and its
 // data. data is only read during the call.
 func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
+	w.usageOnly = false
 	if w.dec != nil {
 		return w.checkDecoded(name, data)
 	}
@@ -148,6 +159,7 @@ func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
 	case ProtocolOpenAIChat:
 		if top.usage.kind == jsonObject {
 			w.usage, w.hasUsage = oaiDecodeUsage(gjson.ParseBytes(top.usage.bytes(data))), true
+			w.usageOnly = top.noChoices
 		}
 	case ProtocolGemini:
 		if top.usage.kind == jsonObject {
@@ -228,6 +240,8 @@ type watchTop struct {
 	seq    jsonSpan // "sequence_number" (Responses)
 	err    bool     // an "error" member that is not null
 	finish bool     // a choice or candidate with a finish reason
+	// noChoices: the choices (or candidates) are an empty array.
+	noChoices bool
 }
 
 // scan validates data, which must be one JSON object, and reads its
@@ -285,7 +299,9 @@ func (t *watchTop) scan(data []byte, r *watchResume) bool {
 // empty).
 func (t *watchTop) scanChoices(data []byte, i int) (int, bool) {
 	a := jsonOpenArray(data, i)
+	t.noChoices = true
 	for a.next() {
+		t.noChoices = false
 		if a.peek() != jsonObject {
 			j, ok := jsonSkipValue(data, a.i)
 			if !ok {
