@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"fmt"
 	"strings"
+
+	"github.com/louter/louter/limits"
 )
 
 // A budget counts what requests cost, and a request costs what the first
@@ -22,6 +24,9 @@ func unpricedBudgets(clients []*ClientKey, routes []ModelRoute, prices []ModelPr
 	check := func(who, budget string, covered []ModelRoute) {
 		if len(covered) == 0 {
 			return
+		}
+		if _, err := limits.ParseBudget(budget); err != nil {
+			return // refused at load already; one error, not a second line
 		}
 		if len(prices) == 0 {
 			lines = append(lines, fmt.Sprintf("%s: budget %s never triggers: no price line is configured, so every request costs $0", who, budget))

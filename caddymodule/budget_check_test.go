@@ -83,7 +83,7 @@ func TestUnpricedBudgets(t *testing.T) {
 	// `caddy louter check` reports it.
 	cfg := `{"apps": {"http": {"servers": {"s": {"routes": [{"handle": [{"handler": "louter",
 		"backends": {"m": {"protocol": "openai_chat", "upstream": {"handler": "reverse_proxy"}}},
-		"clients": [{"name": "alice", "key_sha256": "00", "budget": "0.0005usd/1d"}],
+		"clients": [{"name": "alice", "key_sha256": "` + sha256HexForTest("k") + `", "budget": "0.0005usd/1d"}],
 		"models": [{"match": "gpt-*", "backend": "m"}]}]}]}}}}}`
 	problems, err := CheckConfig([]byte(cfg))
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], `client "alice": budget 0.0005usd/1d never triggers`) {
