@@ -142,6 +142,20 @@ type access struct {
 	// requests when it fails.
 	storeErrors *atomic.Int64
 	failClosed  bool
+	// release lets go of the counters and connections above; close
+	// calls it once, from the handler's Cleanup.
+	release []func()
+}
+
+// close releases what a holds.
+func (a *access) close() {
+	if a == nil {
+		return
+	}
+	for _, f := range a.release {
+		f()
+	}
+	a.release = nil
 }
 
 // policy provisions the limits.
@@ -233,13 +247,21 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 			}
 		}
 	}
-	a.limiter, a.ledger, a.storeErrors = sharedCounters(ctx)
+	// What these hold is let go in Cleanup, not ctx.OnCancel: a module's
+	// ctx is a copy of its config's, and what is added to the copy never
+	// runs (the Redis connections stayed open and the counters referenced
+	// after every reload).
+	var release func()
+	a.limiter, a.ledger, a.storeErrors, release = sharedCounters()
+	a.release = append(a.release, release)
 	if l.Redis != nil {
-		lim, err := l.Redis.limiter(ctx)
+		lim, closeRedis, err := l.Redis.limiter()
 		if err != nil {
+			a.close()
 			return err
 		}
 		a.limiter = lim
+		a.release = append(a.release, closeRedis)
 		a.failClosed = l.Redis.failClosed()
 	}
 	l.access = a

@@ -36,18 +36,19 @@ var countersPool = caddy.NewUsagePool()
 
 const countersKey = "louter.counters"
 
-// sharedCounters returns the process's limiter and ledger, releasing its
-// hold on them when ctx's config is unloaded.
-func sharedCounters(ctx caddy.Context) (*limits.Limiter, *limits.Ledger, *atomic.Int64) {
+// sharedCounters returns the process's limiter and ledger, and the
+// function that releases this handler's hold on them (its Cleanup calls
+// it: a config being loaded holds them before the old one lets go, so a
+// reload keeps them).
+func sharedCounters() (*limits.Limiter, *limits.Ledger, *atomic.Int64, func()) {
 	v, _, _ := countersPool.LoadOrNew(countersKey, func() (caddy.Destructor, error) {
 		return &counters{
 			limiter: &limits.Limiter{Store: limits.NewMemoryStore(nil)},
 			ledger:  limits.NewLedger(time.Now()),
 		}, nil
 	})
-	ctx.OnCancel(func() { _, _ = countersPool.Delete(countersKey) })
 	c := v.(*counters)
-	return c.limiter, c.ledger, &c.storeErrors
+	return c.limiter, c.ledger, &c.storeErrors, func() { _, _ = countersPool.Delete(countersKey) }
 }
 
 // grant is an admitted request's hold on its limits.

@@ -51,14 +51,14 @@ type RedisCounters struct {
 	Lease caddy.Duration `json:"lease,omitempty"`
 }
 
-// limiter is a limiter on the configured server; the connection closes
-// with ctx's config.
-func (rc *RedisCounters) limiter(ctx caddy.Context) (*limits.Limiter, error) {
+// limiter is a limiter on the configured server, and the function that
+// closes its connections (the handler's Cleanup calls it).
+func (rc *RedisCounters) limiter() (*limits.Limiter, func(), error) {
 	if rc.Address == "" {
-		return nil, errors.New("redis: an address is required")
+		return nil, nil, errors.New("redis: an address is required")
 	}
 	if rc.OnError != "" && rc.OnError != "open" && rc.OnError != "closed" {
-		return nil, fmt.Errorf("redis: on_error must be open or closed, not %q", rc.OnError)
+		return nil, nil, fmt.Errorf("redis: on_error must be open or closed, not %q", rc.OnError)
 	}
 	timeout := time.Duration(rc.Timeout)
 	if timeout <= 0 {
@@ -68,13 +68,13 @@ func (rc *RedisCounters) limiter(ctx caddy.Context) (*limits.Limiter, error) {
 	if lease < 0 || lease > 0 && lease < 3*timeout {
 		// Renewals every third of the lease, each allowed the timeout,
 		// must land before it runs out.
-		return nil, fmt.Errorf("redis: lease %v must be at least three times the timeout (%v)", lease, timeout)
+		return nil, nil, fmt.Errorf("redis: lease %v must be at least three times the timeout (%v)", lease, timeout)
 	}
 	var opts *redis.Options
 	if strings.Contains(rc.Address, "://") {
 		var err error
 		if opts, err = redis.ParseURL(rc.Address); err != nil {
-			return nil, fmt.Errorf("redis: %w", err)
+			return nil, nil, fmt.Errorf("redis: %w", err)
 		}
 	} else {
 		opts = &redis.Options{Addr: rc.Address}
@@ -88,12 +88,11 @@ func (rc *RedisCounters) limiter(ctx caddy.Context) (*limits.Limiter, error) {
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeout, timeout, timeout
 	opts.MaxRetries = -1 // a failed operation fails now: the request must not wait
 	client := redis.NewClient(opts)
-	ctx.OnCancel(func() { _ = client.Close() })
 	prefix := rc.Prefix
 	if prefix == "" {
 		prefix = "louter:"
 	}
-	return &limits.Limiter{Store: &limits.RedisStore{Client: client, Prefix: prefix}, Lease: lease}, nil
+	return &limits.Limiter{Store: &limits.RedisStore{Client: client, Prefix: prefix}, Lease: lease}, func() { _ = client.Close() }, nil
 }
 
 // failClosed reports whether a request is refused when the store fails.

@@ -2,12 +2,15 @@ package caddymodule
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/redis/go-redis/v9"
 
+	"github.com/louter/louter/internal/testredis"
 	"github.com/louter/louter/limits"
 )
 
@@ -25,9 +28,7 @@ func TestRedisCountersLease(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-			defer cancel()
-			l, err := tt.rc.limiter(ctx)
+			l, closeRedis, err := tt.rc.limiter()
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
@@ -37,6 +38,7 @@ func TestRedisCountersLease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer closeRedis()
 			if l.Lease != tt.want {
 				t.Errorf("lease %v, want %v", l.Lease, tt.want)
 			}
@@ -44,5 +46,44 @@ func TestRedisCountersLease(t *testing.T) {
 				t.Error("the Redis store does not lease its concurrency slots")
 			}
 		})
+	}
+}
+
+// A handler's Cleanup lets go of what its key table holds: the Redis
+// connections and its reference to the process's counters. They were
+// released through ctx.OnCancel on the module's copy of the context, which
+// Caddy never runs: every reload left a Redis client open.
+func TestCleanupReleasesCounters(t *testing.T) {
+	srv := testredis.Start(t)
+	refs := func() int { n, _ := countersPool.References(countersKey); return n }
+	before := refs()
+	l := &Louter{
+		Backends: map[string]*Backend{"oai": {Protocol: "openai_chat"}},
+		Models:   []ModelRoute{{Match: "*", Backend: "oai"}},
+		ClientAccess: ClientAccess{
+			Clients: []*ClientKey{{Name: "alice", KeySHA256: sha256HexForTest("k"), Limits: Limits{Requests: "10/1m"}}},
+			Redis:   &RedisCounters{Address: srv.Addr},
+		},
+	}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	if err := l.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	client := l.access.limiter.Store.(*limits.RedisStore).Client
+	if err := client.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("ping before Cleanup: %v", err)
+	}
+	if got := refs(); got != before+1 {
+		t.Errorf("%d references to the counters while provisioned, want %d", got, before+1)
+	}
+	if err := l.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Ping(context.Background()).Err(); !errors.Is(err, redis.ErrClosed) {
+		t.Errorf("ping after Cleanup: %v, want %v", err, redis.ErrClosed)
+	}
+	if got := refs(); got != before {
+		t.Errorf("%d references to the counters after Cleanup, want %d", got, before)
 	}
 }

@@ -264,6 +264,7 @@ func newLouter(t testing.TB, l *Louter, upstreams map[string]caddyhttp.Middlewar
 	if err := l.Provision(ctx); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
+	t.Cleanup(func() { _ = l.Cleanup() }) // as Caddy does when the config is unloaded
 	for name, u := range upstreams {
 		l.Backends[name].upstream = u
 	}

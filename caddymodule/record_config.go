@@ -120,6 +120,7 @@ func (l *Louter) provisionRecord(ctx caddy.Context) error {
 // recording writer; the last configuration using it closes it.
 func (l *Louter) Cleanup() error {
 	l.unregisterDiagnostics() // diagnostics_admin.go
+	l.access.close()          // client_keys.go
 	if l.recording != nil {
 		_, err := recordPool.Delete(l.recording.key)
 		return err
