@@ -3,7 +3,7 @@ package caddymodule
 import (
 	"go.uber.org/zap"
 
-	"github.com/louter/louter/stream"
+	"github.com/louter/louter/dialect"
 	"github.com/louter/louter/translate"
 )
 
@@ -15,18 +15,18 @@ import (
 // to restore them (the wrapper parses nothing for those: see
 // translate.ToolNaming).
 func (rw *responseWriter) streamDecoder() translate.StreamDecoder {
-	return stream.NewDialectDecoder(rw.backend.codec.NewStreamDecoder(), rw.dialectConfig())
+	return dialect.NewDialectDecoder(rw.backend.codec.NewStreamDecoder(), rw.dialectConfig())
 }
 
 // applyDialect does for a complete response what streamDecoder's parser
 // does for a stream.
 func (rw *responseWriter) applyDialect(resp *translate.Response) *translate.Response {
-	return stream.DialectResponse(resp, rw.dialectConfig())
+	return dialect.DialectResponse(resp, rw.dialectConfig())
 }
 
-func (rw *responseWriter) dialectConfig() stream.DialectConfig {
+func (rw *responseWriter) dialectConfig() dialect.DialectConfig {
 	b, logger := rw.backend, rw.logger
-	return stream.DialectConfig{
+	return dialect.DialectConfig{
 		Dialect: translate.ToolNaming(b.Protocol, b.Dialect),
 		Request: rw.clientReq,
 		Warn: func(msg string) {

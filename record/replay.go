@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/louter/louter/dialect"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
@@ -293,7 +294,7 @@ func (r *replayer) translateResponse() (int, []byte, []Event) {
 		}
 		return r.errorAnswer(e)
 	}
-	cfg := stream.DialectConfig{Dialect: translate.ToolNaming(r.x.Backend.Protocol, r.x.Backend.Dialect), Request: req}
+	cfg := dialect.DialectConfig{Dialect: translate.ToolNaming(r.x.Backend.Protocol, r.x.Backend.Dialect), Request: req}
 	// A Gemini client without alt=sse gets its stream as a JSON array,
 	// recorded whole as the body.
 	jsonArray := req.Stream && len(cr.Events) == 0 && cr.Status < 300
@@ -302,7 +303,7 @@ func (r *replayer) translateResponse() (int, []byte, []Event) {
 		out = &stream.JSONArrayOutput{}
 	}
 	if len(br.Events) > 0 || isEventStream(first(br.Header["Content-Type"])) {
-		dec := stream.NewDialectDecoder(r.backend.NewStreamDecoder(), cfg)
+		dec := dialect.NewDialectDecoder(r.backend.NewStreamDecoder(), cfg)
 		if !req.Stream {
 			var acc translate.Accumulator
 			tc := stream.NewTranscoder(&stream.SSEParser{}, dec, discard{}, out)
@@ -326,7 +327,7 @@ func (r *replayer) translateResponse() (int, []byte, []Event) {
 	if err != nil {
 		return r.errorAnswer(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
 	}
-	resp = stream.DialectResponse(resp, cfg)
+	resp = dialect.DialectResponse(resp, cfg)
 	if !req.Stream {
 		return r.encodeResponse(resp)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/louter/louter/internal/streamtest"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -131,23 +132,23 @@ func TestTranscodeGeminiJSONArray(t *testing.T) {
 		for _, c := range chunks {
 			out = append(out, tc.Write(c)...)
 		}
-		return normalize(append(out, tc.Close()...))
+		return streamtest.Normalize(append(out, tc.Close()...))
 	}
 	for _, to := range translate.Protocols() {
 		whole := run(to, [][]byte{body})
 		if !bytes.Contains(whole, []byte("backslash")) {
 			t.Errorf("%s: text lost: %s", to, whole)
 		}
-		// A transcodeMemo shares the decoding and encoding across the cuts.
+		// A streamtest.Memo shares the decoding and encoding across the cuts.
 		jsonArray := func() stream.Framer { return &stream.JSONArrayParser{} }
-		memo, ref := newTranscodeMemo(jsonArray, sseOutput, dec.NewStreamDecoder, newStreamEncoder(to), body)
-		if !bytes.Equal(normalize(ref), whole) {
-			t.Fatalf("%s: the decoder keeps a framed event's bytes past Decode:\n%s\n---\n%s", to, normalize(ref), whole)
+		memo, ref := streamtest.NewTranscodeMemo(jsonArray, streamtest.SSEOutput, dec.NewStreamDecoder, newStreamEncoder(to), body)
+		if !bytes.Equal(streamtest.Normalize(ref), whole) {
+			t.Fatalf("%s: the decoder keeps a framed event's bytes past Decode:\n%s\n---\n%s", to, streamtest.Normalize(ref), whole)
 		}
-		out := sseOutput()
+		out := streamtest.SSEOutput()
 		for i := 0; i <= len(body); i++ {
-			if got := memo.run(jsonArray(), out, [][]byte{body[:i], body[i:]}); !bytes.Equal(got, ref) && !bytes.Equal(normalize(got), whole) {
-				t.Fatalf("%s split at %d differs:\n%s\n---\n%s", to, i, normalize(got), whole)
+			if got := memo.Run(jsonArray(), out, [][]byte{body[:i], body[i:]}); !bytes.Equal(got, ref) && !bytes.Equal(streamtest.Normalize(got), whole) {
+				t.Fatalf("%s split at %d differs:\n%s\n---\n%s", to, i, streamtest.Normalize(got), whole)
 			}
 		}
 	}

@@ -5,11 +5,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/louter/louter/internal/streamtest"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -65,33 +65,6 @@ func loadFixtures(t *testing.T) []fixture {
 	return out
 }
 
-// Ids louter generates (prefix + 24 random hex digits) and timestamps
-// differ from run to run; everything else, upstream ids included, must not.
-var (
-	reGeneratedID = regexp.MustCompile(`(msg_|toolu_|call_|chatcmpl-|resp_|fc_|ctc_|rs_redacted_|rs_)[0-9a-f]{24}\b`)
-	reCreated     = regexp.MustCompile(`"created":\d+`)
-	reCreatedAt   = regexp.MustCompile(`"created_at":\d+`)
-)
-
-func normalize(b []byte) []byte {
-	b = reGeneratedID.ReplaceAll(b, []byte(`${1}GENERATED`))
-	b = reCreatedAt.ReplaceAll(b, []byte(`"created_at":0`))
-	return reCreated.ReplaceAll(b, []byte(`"created":0`))
-}
-
-// raceEnabled is set under the race detector (race_enabled_test.go).
-var raceEnabled bool
-
-// chunks cuts b into pieces of size bytes (the last may be shorter).
-func chunks(b []byte, size int) [][]byte {
-	var out [][]byte
-	for len(b) > size {
-		out = append(out, b[:size])
-		b = b[size:]
-	}
-	return append(out, b)
-}
-
 // transcode runs body through a fresh transcoder, chunk by chunk.
 func transcode(t *testing.T, from, to translate.Protocol, chunks [][]byte) []byte {
 	t.Helper()
@@ -104,12 +77,12 @@ func transcode(t *testing.T, from, to translate.Protocol, chunks [][]byte) []byt
 		out = append(out, tc.Write(c)...)
 	}
 	out = append(out, tc.Close()...)
-	return normalize(out)
+	return streamtest.Normalize(out)
 }
 
 // TestTranscodeSplitAnywhere is the stream state machines' main guarantee:
 // however the upstream body is cut into writes, the client receives the same
-// bytes. Every fixture is cut in two at every byte; a transcodeMemo shares
+// bytes. Every fixture is cut in two at every byte; a streamtest.Memo shares
 // the decoding and encoding across the cuts, so the test costs the framing
 // of each cut, not a whole transcode per byte of fixture.
 func TestTranscodeSplitAnywhere(t *testing.T) {
@@ -120,35 +93,32 @@ func TestTranscodeSplitAnywhere(t *testing.T) {
 				if len(whole) == 0 {
 					t.Fatal("no output")
 				}
-				memo, ref := newTranscodeMemo(sseFramer, sseOutput, newStreamDecoder(fx.protocol), newStreamEncoder(to), fx.body)
-				if got := normalize(ref); !bytes.Equal(got, whole) {
+				memo, ref := streamtest.NewTranscodeMemo(streamtest.SSEFramer, streamtest.SSEOutput, newStreamDecoder(fx.protocol), newStreamEncoder(to), fx.body)
+				if got := streamtest.Normalize(ref); !bytes.Equal(got, whole) {
 					t.Fatalf("a decoder keeps a framed event's bytes past Decode: with them overwritten after the call the client gets\n%s\n--- instead of\n%s", got, whole)
 				}
-				out := sseOutput() // Write resets it
+				out := streamtest.SSEOutput() // Write resets it
 				for i := 0; i <= len(fx.body); i++ {
-					got := memo.run(sseFramer(), out, [][]byte{fx.body[:i], fx.body[i:]})
+					got := memo.Run(streamtest.SSEFramer(), out, [][]byte{fx.body[:i], fx.body[i:]})
 					// Replayed calls repeat the reference's generated ids;
 					// only a run that went live needs normalizing.
-					if !bytes.Equal(got, ref) && !bytes.Equal(normalize(got), whole) {
-						t.Fatalf("split at byte %d differs:\n--- split\n%s\n--- whole\n%s", i, normalize(got), whole)
+					if !bytes.Equal(got, ref) && !bytes.Equal(streamtest.Normalize(got), whole) {
+						t.Fatalf("split at byte %d differs:\n--- split\n%s\n--- whole\n%s", i, streamtest.Normalize(got), whole)
 					}
 				}
 				for _, size := range []int{1, 2, 3, 7, 64, 512} {
-					if got := transcode(t, fx.protocol, to, chunks(fx.body, size)); !bytes.Equal(got, whole) {
+					if got := transcode(t, fx.protocol, to, streamtest.Chunks(fx.body, size)); !bytes.Equal(got, whole) {
 						t.Fatalf("chunks of %d bytes differ:\n--- chunked\n%s\n--- whole\n%s", size, got, whole)
 					}
 				}
-				goldenFile(t, filepath.Join("transcode", strings.TrimSuffix(strings.ReplaceAll(fx.name, "/", "_"), ".sse")+".to_"+string(to)+".sse"), whole)
+				streamtest.Golden(t, filepath.Join("transcode", strings.TrimSuffix(strings.ReplaceAll(fx.name, "/", "_"), ".sse")+".to_"+string(to)+".sse"), whole, *update)
 			})
 		}
 	}
 }
 
-func sseFramer() stream.Framer { return &stream.SSEParser{} }
-func sseOutput() stream.Output { return &stream.SSEOutput{} }
-
 // newStreamDecoder and newStreamEncoder return the codec factories a
-// transcodeMemo needs, with the request transcode uses.
+// streamtest.Memo needs, with the request transcode uses.
 func newStreamDecoder(p translate.Protocol) func() translate.StreamDecoder {
 	c, _ := translate.Lookup(p)
 	return c.NewStreamDecoder
@@ -229,25 +199,4 @@ func finishedUpstream(p translate.Protocol, b []byte) bool {
 		return bytes.Contains(b, []byte(`"type":"response.completed"`)) || bytes.Contains(b, []byte(`"type":"response.incomplete"`))
 	}
 	return false
-}
-
-func goldenFile(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("..", "testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file %s: %v (run with -update to create it)", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }

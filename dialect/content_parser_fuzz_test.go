@@ -1,11 +1,11 @@
-package stream_test
+package dialect_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/louter/louter/stream"
+	"github.com/louter/louter/dialect"
 	"github.com/louter/louter/translate"
 )
 
@@ -13,10 +13,10 @@ import (
 // (auto without tools, auto with tools, native, hermes, qwen3_coder), the
 // reasoning format (auto, fields, think, harmony), and with the high bit a
 // call limit small enough to be hit.
-func contentFuzzConfig(mode uint8) stream.ContentConfig {
+func contentFuzzConfig(mode uint8) dialect.ContentConfig {
 	formats := [...]translate.ToolCallFormat{"", translate.ToolCallsAuto, translate.ToolCallsNative, translate.ToolCallsHermes, translate.ToolCallsQwen3Coder}
 	reasoning := [...]translate.ReasoningFormat{"", translate.ReasoningFormatFields, translate.ReasoningFormatThink, translate.ReasoningFormatHarmony}
-	cfg := stream.ContentConfig{
+	cfg := dialect.ContentConfig{
 		ToolCalls: formats[int(mode&0x7f)%len(formats)],
 		Reasoning: reasoning[int(mode&0x7f)/len(formats)%len(reasoning)],
 	}
@@ -68,11 +68,11 @@ func FuzzContentParser(f *testing.F) {
 			}
 			for _, s := range raw {
 				switch s.Kind {
-				case stream.SegmentToolCall:
+				case dialect.SegmentToolCall:
 					if s.Name == "" || !json.Valid([]byte(s.Arguments)) || s.Arguments[0] != '{' {
 						t.Fatalf("bad call %+v", s)
 					}
-				case stream.SegmentText, stream.SegmentReasoning:
+				case dialect.SegmentText, dialect.SegmentReasoning:
 				default:
 					t.Fatalf("bad segment %+v", s)
 				}
@@ -82,7 +82,7 @@ func FuzzContentParser(f *testing.F) {
 		passthrough := cfg.ToolCalls == translate.ToolCallsNative && cfg.Reasoning == translate.ReasoningFormatFields
 		noMarkup := !strings.Contains(in, "<") && (cfg.Reasoning == "" || cfg.Reasoning == translate.ReasoningFormatFields)
 		if passthrough || noMarkup {
-			if len(whole) > 1 || len(whole) == 1 && (whole[0].Kind != stream.SegmentText || whole[0].Text != in) {
+			if len(whole) > 1 || len(whole) == 1 && (whole[0].Kind != dialect.SegmentText || whole[0].Text != in) {
 				t.Fatalf("config %+v: text %q came out as:\n%s", cfg, in, want)
 			}
 		}

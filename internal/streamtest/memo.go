@@ -1,16 +1,13 @@
-package stream_test
+package streamtest
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"testing"
 
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
 
-// transcodeMemo lets a split test try every way of cutting one upstream body
+// Memo lets a split test try every way of cutting one upstream body
 // into writes without decoding and encoding the body again for each cut.
 //
 // A cut can only change what the framer hands to the decoder: the decoder
@@ -31,8 +28,8 @@ import (
 // keeping a framed event's bytes past its Decode call, which a framer may
 // reuse. The reference run shows it always instead: its decoder is given a
 // copy of each event that is poisoned as soon as Decode returns, so the
-// reference output differs from a plain run's (see newTranscodeMemo).
-type transcodeMemo struct {
+// reference output differs from a plain run's (see NewTranscodeMemo).
+type Memo struct {
 	newDec func() translate.StreamDecoder
 	newEnc func() translate.StreamEncoder
 
@@ -61,26 +58,26 @@ type memoFrame struct {
 	data []byte
 }
 
-// newTranscodeMemo records the reference run: body in one write through
+// NewTranscodeMemo records the reference run: body in one write through
 // newFramer, then Close. It returns the memo and the reference output.
-func newTranscodeMemo(newFramer func() stream.Framer, newOut func() stream.Output, newDec func() translate.StreamDecoder, newEnc func() translate.StreamEncoder, body []byte) (*transcodeMemo, []byte) {
-	m := &transcodeMemo{newDec: newDec, newEnc: newEnc}
+func NewTranscodeMemo(newFramer func() stream.Framer, newOut func() stream.Output, newDec func() translate.StreamDecoder, newEnc func() translate.StreamEncoder, body []byte) (*Memo, []byte) {
+	m := &Memo{newDec: newDec, newEnc: newEnc}
 	rec := &memoRecorder{m: m, dec: newDec(), enc: newEnc()}
 	tc := stream.NewTranscoder(newFramer(), (*memoRecordDecoder)(rec), (*memoRecordEncoder)(rec), newOut())
 	out := bytes.Clone(tc.Write(body))
 	return m, append(out, tc.Close()...)
 }
 
-// run transcodes body cut into writes, replaying the recording where it can.
-// The result is valid until the next run.
-func (m *transcodeMemo) run(framer stream.Framer, out stream.Output, writes [][]byte) []byte {
-	got, _ := m.runLive(framer, out, writes)
+// Run transcodes body cut into writes, replaying the recording where it can.
+// The result is valid until the next Run.
+func (m *Memo) Run(framer stream.Framer, out stream.Output, writes [][]byte) []byte {
+	got, _ := m.RunLive(framer, out, writes)
 	return got
 }
 
-// runLive is run that also says after how many replayed decoder calls the
+// RunLive is Run that also says after how many replayed decoder calls the
 // run went live, -1 if it never did.
-func (m *transcodeMemo) runLive(framer stream.Framer, out stream.Output, writes [][]byte) ([]byte, int) {
+func (m *Memo) RunLive(framer stream.Framer, out stream.Output, writes [][]byte) ([]byte, int) {
 	p := &memoPlayer{m: m, liveAtDecode: -1}
 	tc := stream.NewTranscoder(framer, (*memoPlayDecoder)(p), (*memoPlayEncoder)(p), out)
 	got := m.buf[:0]
@@ -91,25 +88,25 @@ func (m *transcodeMemo) runLive(framer stream.Framer, out stream.Output, writes 
 	return m.buf, p.liveAtDecode
 }
 
-// newDecodeMemo records the decoder alone: body in one write through
+// NewDecodeMemo records the decoder alone: body in one write through
 // newFramer, then Close. It returns the memo and the reference events.
-func newDecodeMemo(newFramer func() stream.Framer, newDec func() translate.StreamDecoder, body []byte) (*transcodeMemo, []translate.Event, error) {
-	m := &transcodeMemo{newDec: newDec}
+func NewDecodeMemo(newFramer func() stream.Framer, newDec func() translate.StreamDecoder, body []byte) (*Memo, []translate.Event, error) {
+	m := &Memo{newDec: newDec}
 	dec := (*memoRecordDecoder)(&memoRecorder{m: m, dec: newDec()})
-	evs, err := decodeWrites(nil, newFramer(), dec, [][]byte{body})
+	evs, err := DecodeWrites(nil, newFramer(), dec, [][]byte{body})
 	return m, evs, err
 }
 
-// decode is run for a memo of the decoder alone: the IR events of body cut
-// into writes, valid until the next decode.
-func (m *transcodeMemo) decode(framer stream.Framer, writes [][]byte) ([]translate.Event, error) {
-	evs, err := decodeWrites(m.evs[:0], framer, (*memoPlayDecoder)(&memoPlayer{m: m, liveAtDecode: -1}), writes)
+// Decode is Run for a memo of the decoder alone: the IR events of body cut
+// into writes, valid until the next Decode.
+func (m *Memo) Decode(framer stream.Framer, writes [][]byte) ([]translate.Event, error) {
+	evs, err := DecodeWrites(m.evs[:0], framer, (*memoPlayDecoder)(&memoPlayer{m: m, liveAtDecode: -1}), writes)
 	m.evs = evs
 	return evs, err
 }
 
-// decodeWrites appends to evs the IR events dec makes of writes.
-func decodeWrites(evs []translate.Event, framer stream.Framer, dec translate.StreamDecoder, writes [][]byte) ([]translate.Event, error) {
+// DecodeWrites appends to evs the IR events dec makes of writes.
+func DecodeWrites(evs []translate.Event, framer stream.Framer, dec translate.StreamDecoder, writes [][]byte) ([]translate.Event, error) {
 	fn := func(name string, data []byte) { evs = dec.Decode(evs, name, data) }
 	for _, w := range writes {
 		if err := framer.Feed(w, fn); err != nil {
@@ -123,7 +120,7 @@ func decodeWrites(evs []translate.Event, framer stream.Framer, dec translate.Str
 }
 
 type memoRecorder struct {
-	m   *transcodeMemo
+	m   *Memo
 	dec translate.StreamDecoder
 	enc translate.StreamEncoder
 }
@@ -167,7 +164,7 @@ func (f frameFunc) WriteFrame(name string, data []byte) { f(name, data) }
 // memoPlayer is one split run's decoder and encoder: replaying until a call
 // differs from the recording, live after.
 type memoPlayer struct {
-	m            *transcodeMemo
+	m            *Memo
 	ndec, nenc   int // recorded calls replayed so far
 	live         bool
 	dec          translate.StreamDecoder
@@ -249,8 +246,8 @@ func (e *memoPlayEncoder) Encode(w translate.FrameWriter, ev *translate.Event) {
 	p.enc.Encode(w, ev)
 }
 
-// sameEvents reports whether two IR event streams are equal event by event.
-func sameEvents(a, b []translate.Event) bool {
+// SameEvents reports whether two IR event streams are equal event by event.
+func SameEvents(a, b []translate.Event) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -272,76 +269,4 @@ func sameEvent(a, b *translate.Event) bool {
 		return false
 	}
 	return (a.Err == nil) == (b.Err == nil) && (a.Err == nil || *a.Err == *b.Err)
-}
-
-// dropEvent is an SSEParser that leaves out its n-th event (from 0).
-type dropEvent struct {
-	stream.SSEParser
-	n, seen int
-}
-
-func (d *dropEvent) filter(fn func(string, []byte)) func(string, []byte) {
-	return func(name string, data []byte) {
-		if d.seen++; d.seen-1 != d.n {
-			fn(name, data)
-		}
-	}
-}
-
-func (d *dropEvent) Feed(p []byte, fn func(string, []byte)) error {
-	return d.SSEParser.Feed(p, d.filter(fn))
-}
-func (d *dropEvent) Close(fn func(string, []byte)) error { return d.SSEParser.Close(d.filter(fn)) }
-
-// TestTranscodeMemo checks the memo the split tests rely on: a run whose
-// framer hands the decoder something else than the reference run goes live
-// at that call and gets what a plain transcoder gives.
-func TestTranscodeMemo(t *testing.T) {
-	body, err := os.ReadFile(filepath.Join("..", "testdata", "captured", "openai_chat_parallel_tools.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	from := translate.ProtocolOpenAIChat
-	for _, to := range translate.Protocols() {
-		memo, ref := newTranscodeMemo(sseFramer, sseOutput, newStreamDecoder(from), newStreamEncoder(to), body)
-		if got, live := memo.runLive(sseFramer(), sseOutput(), [][]byte{body[:100], body[100:]}); !bytes.Equal(got, ref) || live != -1 {
-			t.Errorf("%s: same events: went live at %d, output equal %v", to, live, bytes.Equal(got, ref))
-		}
-		for _, n := range []int{1, 3, 12, 22} { // each changes the output
-			got, live := memo.runLive(&dropEvent{n: n}, sseOutput(), [][]byte{body})
-			if live != n {
-				t.Errorf("%s without event %d: went live at decoder call %d", to, n, live)
-			}
-			plain := stream.NewTranscoder(&dropEvent{n: n}, newStreamDecoder(from)(), newStreamEncoder(to)(), sseOutput())
-			want := append(bytes.Clone(plain.Write(body)), plain.Close()...)
-			if !bytes.Equal(normalize(got), normalize(want)) {
-				t.Errorf("%s without event %d:\n%s\n--- plain transcoder\n%s", to, n, normalize(got), normalize(want))
-			}
-			if bytes.Equal(normalize(got), normalize(ref)) {
-				t.Errorf("%s without event %d: output unchanged, the test proves nothing", to, n)
-			}
-		}
-	}
-}
-
-// keepingDecoder keeps each event's bytes past the call, the bug the
-// reference run's poisoning shows.
-type keepingDecoder struct{ last []byte }
-
-func (k *keepingDecoder) Decode(dst []translate.Event, _ string, data []byte) []translate.Event {
-	if k.last != nil {
-		dst = append(dst, translate.Event{Type: translate.EventBlockDelta, Block: translate.BlockText, Text: string(k.last)})
-	}
-	k.last = data
-	return dst
-}
-
-func (k *keepingDecoder) End(dst []translate.Event) []translate.Event { return dst }
-
-func TestTranscodeMemoPoisons(t *testing.T) {
-	body := []byte("data: one\n\ndata: two\n\n")
-	memo, _ := newTranscodeMemo(sseFramer, sseOutput, func() translate.StreamDecoder { return &keepingDecoder{} }, newStreamEncoder(translate.ProtocolAnthropic), body)
-	if got := memo.decodes[1].events[0].Text; got == "one" {
-		t.Errorf("kept bytes read %q after the call: not poisoned", got)
-	}
 }

@@ -1,10 +1,10 @@
-package stream_test
+package dialect_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/louter/louter/stream"
+	"github.com/louter/louter/dialect"
 )
 
 const contentProse = "The quick brown fox jumps over the lazy dog; a < b holds, and so does c > d. "
@@ -24,13 +24,13 @@ func contentChunks(s string, n int) []string {
 	return append(pieces, s)
 }
 
-func benchContent(b *testing.B, cfg stream.ContentConfig, content string, chunk int) {
+func benchContent(b *testing.B, cfg dialect.ContentConfig, content string, chunk int) {
 	pieces := contentChunks(content, chunk)
 	b.SetBytes(int64(len(content)))
 	b.ReportAllocs()
-	var segs []stream.Segment
+	var segs []dialect.Segment
 	for b.Loop() {
-		p := stream.NewContentParser(cfg)
+		p := dialect.NewContentParser(cfg)
 		for _, s := range pieces {
 			segs = p.Feed(segs[:0], s)
 		}
@@ -47,7 +47,7 @@ func BenchmarkContentParser(b *testing.B) {
 		"<|start|>assistant<|channel|>final<|message|>" + strings.Repeat(contentProse, 2) + "<|end|>"
 	for _, bc := range []struct {
 		name    string
-		cfg     stream.ContentConfig
+		cfg     dialect.ContentConfig
 		content string
 	}{
 		{"plain", cfgAutoNT, contentRepeat(contentProse, size)},

@@ -1,8 +1,9 @@
-package stream_test
+package dialect_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +13,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/louter/louter/dialect"
+	"github.com/louter/louter/internal/streamtest"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/golden/dialects")
 
 // dialectTools are the tools every dialect fixture's request declares.
 // get_forecast has a parameter of every JSON type, so Qwen3-Coder values
@@ -135,8 +140,8 @@ func (c *dialectCase) request() *translate.Request {
 	return &translate.Request{Model: "client-model", Stream: true, IncludeUsage: true, Tools: dialectTools}
 }
 
-func (c *dialectCase) config() stream.DialectConfig {
-	return stream.DialectConfig{Dialect: c.dialect, Request: c.request()}
+func (c *dialectCase) config() dialect.DialectConfig {
+	return dialect.DialectConfig{Dialect: c.dialect, Request: c.request()}
 }
 
 func (c *dialectCase) body(t testing.TB) []byte {
@@ -160,7 +165,7 @@ func dialectChatCodec() translate.Codec {
 // not normalized.
 func dialectTranscode(c *dialectCase, to translate.Protocol, writes [][]byte) []byte {
 	enc, _ := translate.Lookup(to)
-	dec := stream.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
+	dec := dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
 	tc := stream.NewTranscoder(&stream.SSEParser{}, dec, enc.NewStreamEncoder(c.request()), &stream.SSEOutput{})
 	var out []byte
 	for _, w := range writes {
@@ -234,22 +239,22 @@ func TestDialectTranscode(t *testing.T) {
 				whole := dialectNormalize(raw)
 				enc, _ := translate.Lookup(to)
 				newEnc := func() translate.StreamEncoder { return enc.NewStreamEncoder(c.request()) }
-				memo, ref := newTranscodeMemo(sseFramer, sseOutput, dialectDecoder(c), newEnc, body)
+				memo, ref := streamtest.NewTranscodeMemo(streamtest.SSEFramer, streamtest.SSEOutput, dialectDecoder(c), newEnc, body)
 				if got := dialectNormalize(ref); !bytes.Equal(got, whole) {
 					t.Fatalf("the decoder keeps a framed event's bytes past Decode: with them overwritten after the call the client gets\n%s\n--- instead of\n%s", got, whole)
 				}
-				out := sseOutput()
+				out := streamtest.SSEOutput()
 				for _, i := range splits {
-					if got := memo.run(sseFramer(), out, [][]byte{body[:i], body[i:]}); !bytes.Equal(got, ref) && !bytes.Equal(dialectNormalize(got), whole) {
+					if got := memo.Run(streamtest.SSEFramer(), out, [][]byte{body[:i], body[i:]}); !bytes.Equal(got, ref) && !bytes.Equal(dialectNormalize(got), whole) {
 						t.Fatalf("split at byte %d differs:\n--- split\n%s\n--- whole\n%s", i, dialectNormalize(got), whole)
 					}
 				}
 				for _, size := range []int{1, 7, 512} {
-					if got := dialectNormalize(dialectTranscode(c, to, chunks(body, size))); !bytes.Equal(got, whole) {
+					if got := dialectNormalize(dialectTranscode(c, to, streamtest.Chunks(body, size))); !bytes.Equal(got, whole) {
 						t.Fatalf("chunks of %d bytes differ:\n--- chunked\n%s\n--- whole\n%s", size, got, whole)
 					}
 				}
-				goldenFile(t, filepath.Join("dialects", c.name()+".to_"+string(to)+".sse"), normalize(raw))
+				streamtest.Golden(t, filepath.Join("dialects", c.name()+".to_"+string(to)+".sse"), streamtest.Normalize(raw), *update)
 			})
 		}
 	}
@@ -258,7 +263,7 @@ func TestDialectTranscode(t *testing.T) {
 // dialectDecoder returns the factory of case c's dialect decoder.
 func dialectDecoder(c *dialectCase) func() translate.StreamDecoder {
 	return func() translate.StreamDecoder {
-		return stream.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
+		return dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
 	}
 }
 
@@ -274,19 +279,19 @@ func dialectBlankIDs(evs []translate.Event) []translate.Event {
 
 // TestDialectSplitAnywhere feeds each fixture in two writes split at every
 // byte: the IR events, delta for delta, are those of one write. A
-// transcodeMemo shares the decoding across the cuts (see its doc).
+// streamtest.Memo shares the decoding across the cuts (see its doc).
 func TestDialectSplitAnywhere(t *testing.T) {
 	for i := range dialectCases {
 		c := &dialectCases[i]
 		t.Run(c.name(), func(t *testing.T) {
 			body := c.body(t)
-			memo, ref, err := newDecodeMemo(sseFramer, dialectDecoder(c), body)
+			memo, ref, err := streamtest.NewDecodeMemo(streamtest.SSEFramer, dialectDecoder(c), body)
 			if err != nil {
 				t.Fatal(err)
 			}
 			raw := append([]translate.Event(nil), ref...)
 			ref = dialectBlankIDs(ref)
-			plain, err := decodeWrites(nil, sseFramer(), dialectDecoder(c)(), [][]byte{body})
+			plain, err := streamtest.DecodeWrites(nil, streamtest.SSEFramer(), dialectDecoder(c)(), [][]byte{body})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,13 +299,13 @@ func TestDialectSplitAnywhere(t *testing.T) {
 				t.Fatalf("the decoder keeps a framed event's bytes past Decode: with them overwritten after the call it gives\n%s\nnot\n%s", dialectDumpEvents(ref), dialectDumpEvents(whole))
 			}
 			for i := 0; i <= len(body); i++ {
-				got, err := memo.decode(sseFramer(), [][]byte{body[:i], body[i:]})
+				got, err := memo.Decode(streamtest.SSEFramer(), [][]byte{body[:i], body[i:]})
 				if err != nil {
 					t.Fatal(err)
 				}
 				// Replayed calls repeat the reference's generated ids;
 				// only a run that went live needs them blanked.
-				if !sameEvents(got, raw) && !reflect.DeepEqual(dialectBlankIDs(got), ref) {
+				if !streamtest.SameEvents(got, raw) && !reflect.DeepEqual(dialectBlankIDs(got), ref) {
 					t.Fatalf("split at byte %d differs:\n got %s\nwant %s", i, dialectDumpEvents(got), dialectDumpEvents(ref))
 				}
 			}
@@ -346,8 +351,8 @@ func dialectInner(t testing.TB, body []byte) []translate.Event {
 }
 
 // dialectRun feeds an IR event stream through the dialect decoder.
-func dialectRun(inner []translate.Event, cfg stream.DialectConfig) []translate.Event {
-	dec := stream.NewDialectDecoder(&dialectReplay{evs: inner}, cfg)
+func dialectRun(inner []translate.Event, cfg dialect.DialectConfig) []translate.Event {
+	dec := dialect.NewDialectDecoder(&dialectReplay{evs: inner}, cfg)
 	var out []translate.Event
 	for range inner {
 		out = dec.Decode(out, "", nil)
@@ -592,7 +597,7 @@ func TestDialectResponse(t *testing.T) {
 			want := dialectAccumulate(t, dialectRun(inner, c.config()))
 			in := dialectAccumulate(t, inner)
 			before := dialectCloneResponse(in)
-			got := stream.DialectResponse(in, c.config())
+			got := dialect.DialectResponse(in, c.config())
 			if !reflect.DeepEqual(in, before) {
 				t.Errorf("input modified:\n got %+v\nwant %+v", in, before)
 			}
@@ -676,7 +681,7 @@ func TestDialectNamesAndIDs(t *testing.T) {
 				`{"tool_calls":[{"index":0,"function":{"arguments":"{\"q\":"}}]}`,
 				`{"tool_calls":[{"index":0,"function":{"arguments":"\"rain\"}"}}]}`)
 			body := dialectChatChunks("stop", deltas...)
-			cfg := stream.DialectConfig{Dialect: d, Request: req}
+			cfg := dialect.DialectConfig{Dialect: d, Request: req}
 
 			inner := dialectInner(t, body)
 			evs := dialectMerge(dialectRun(inner, cfg))
@@ -698,7 +703,7 @@ func TestDialectNamesAndIDs(t *testing.T) {
 			// The complete response.
 			in := dialectAccumulate(t, inner)
 			in.StopReason = translate.StopEndTurn
-			got := stream.DialectResponse(in, cfg)
+			got := dialect.DialectResponse(in, cfg)
 			if !reflect.DeepEqual(dialectNormParts(got.Parts), dialectNormParts(resp.Parts)) || got.StopReason != translate.StopToolUse {
 				t.Errorf("response: %s %s, want %s", got.StopReason, dialectDumpParts(got.Parts), dialectDumpParts(resp.Parts))
 			}
@@ -708,7 +713,7 @@ func TestDialectNamesAndIDs(t *testing.T) {
 
 			// And as the client sees it.
 			enc, _ := translate.Lookup(translate.ProtocolAnthropic)
-			tc := stream.NewTranscoder(&stream.SSEParser{}, stream.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), cfg), enc.NewStreamEncoder(req), &stream.SSEOutput{})
+			tc := stream.NewTranscoder(&stream.SSEParser{}, dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), cfg), enc.NewStreamEncoder(req), &stream.SSEOutput{})
 			out := string(append(tc.Write(body), tc.Close()...))
 			for _, s := range []string{`"name":"` + longName + `"`, `"name":"` + dotName + `"`, `"id":"` + clientID + `"`, `"stop_reason":"tool_use"`} {
 				if !strings.Contains(out, s) {
@@ -729,7 +734,7 @@ func TestDialectNilDialectKeepsNames(t *testing.T) {
 	body := dialectChatChunks("stop",
 		`{"content":"<function=`+dotName+`>\n<parameter=n>\n2\n</parameter>\n</function>"}`,
 		`{"tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"`+dotName+`","arguments":"{}"}}]}`)
-	resp := dialectAccumulate(t, dialectRun(dialectInner(t, body), stream.DialectConfig{Request: req}))
+	resp := dialectAccumulate(t, dialectRun(dialectInner(t, body), dialect.DialectConfig{Request: req}))
 	if len(resp.Parts) != 2 {
 		t.Fatalf("parts: %s", dialectDumpParts(resp.Parts))
 	}
@@ -746,7 +751,7 @@ func TestDialectNilDialectKeepsNames(t *testing.T) {
 // TestDialectStopReason checks the stop reason the client gets when the
 // server's finish reason disagrees with what the text held.
 func TestDialectStopReason(t *testing.T) {
-	cfg := stream.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes}, Request: &translate.Request{Tools: dialectTools}}
+	cfg := dialect.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes}, Request: &translate.Request{Tools: dialectTools}}
 	var warnings []string
 	cfg.Warn = func(msg string) { warnings = append(warnings, msg) }
 	call := `<tool_call>{"name": "get_time", "arguments": {}}</tool_call>`
@@ -766,7 +771,7 @@ func TestDialectStopReason(t *testing.T) {
 			t.Errorf("%q + %s: stop %s, want %s", tc.content, tc.finish, resp.StopReason, tc.want)
 		}
 		in := dialectAccumulate(t, dialectInner(t, body))
-		if got := stream.DialectResponse(in, cfg); got.StopReason != tc.want {
+		if got := dialect.DialectResponse(in, cfg); got.StopReason != tc.want {
 			t.Errorf("response %q + %s: stop %s, want %s", tc.content, tc.finish, got.StopReason, tc.want)
 		}
 	}
@@ -779,7 +784,7 @@ func TestDialectStopReason(t *testing.T) {
 // parsed by a fresh parser, which no longer takes it for the reasoning a
 // "think" template opened in the prompt.
 func TestDialectTextAfterNativeCall(t *testing.T) {
-	cfg := stream.DialectConfig{
+	cfg := dialect.DialectConfig{
 		Dialect: &translate.Dialect{Reasoning: translate.ReasoningFormatThink},
 		Request: &translate.Request{Tools: dialectTools},
 	}
@@ -798,7 +803,7 @@ func TestDialectTextAfterNativeCall(t *testing.T) {
 		t.Errorf("got %s %s, want %s", resp.StopReason, dialectDumpParts(resp.Parts), dialectDumpParts(want))
 	}
 	in := dialectAccumulate(t, dialectInner(t, body))
-	if got := stream.DialectResponse(in, cfg); !reflect.DeepEqual(got.Parts, want) {
+	if got := dialect.DialectResponse(in, cfg); !reflect.DeepEqual(got.Parts, want) {
 		t.Errorf("response: %s, want %s", dialectDumpParts(got.Parts), dialectDumpParts(want))
 	}
 }
@@ -834,29 +839,29 @@ func TestDialectFastPath(t *testing.T) {
 	longTool := &translate.Request{Tools: []translate.Tool{{Name: strings.Repeat("t", 100)}}}
 	for _, tc := range []struct {
 		name string
-		cfg  stream.DialectConfig
+		cfg  dialect.DialectConfig
 		fast bool
 	}{
-		{"native with tools", stream.DialectConfig{Dialect: native, Request: withTools}, true},
-		{"auto without tools", stream.DialectConfig{Dialect: fields}, true},
-		{"auto without tools, empty request", stream.DialectConfig{Dialect: fields, Request: &translate.Request{}}, true},
-		{"defaults", stream.DialectConfig{}, false}, // <think> and harmony are looked for
-		{"auto with tools", stream.DialectConfig{Dialect: fields, Request: withTools}, false},
-		{"hermes", stream.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes, Reasoning: translate.ReasoningFormatFields}}, false},
-		{"think", stream.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsNative, Reasoning: translate.ReasoningFormatThink}}, false},
-		{"id to restore", stream.DialectConfig{Dialect: native, Request: history}, false},
-		{"name to restore", stream.DialectConfig{Dialect: native, Request: longTool}, false},
+		{"native with tools", dialect.DialectConfig{Dialect: native, Request: withTools}, true},
+		{"auto without tools", dialect.DialectConfig{Dialect: fields}, true},
+		{"auto without tools, empty request", dialect.DialectConfig{Dialect: fields, Request: &translate.Request{}}, true},
+		{"defaults", dialect.DialectConfig{}, false}, // <think> and harmony are looked for
+		{"auto with tools", dialect.DialectConfig{Dialect: fields, Request: withTools}, false},
+		{"hermes", dialect.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes, Reasoning: translate.ReasoningFormatFields}}, false},
+		{"think", dialect.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsNative, Reasoning: translate.ReasoningFormatThink}}, false},
+		{"id to restore", dialect.DialectConfig{Dialect: native, Request: history}, false},
+		{"name to restore", dialect.DialectConfig{Dialect: native, Request: longTool}, false},
 	} {
 		inner := dialectChatCodec().NewStreamDecoder()
-		if got := stream.NewDialectDecoder(inner, tc.cfg) == inner; got != tc.fast {
+		if got := dialect.NewDialectDecoder(inner, tc.cfg) == inner; got != tc.fast {
 			t.Errorf("%s: inner decoder returned: %v, want %v", tc.name, got, tc.fast)
 		}
 		resp := &translate.Response{Parts: []translate.Part{{Type: translate.PartText, Text: "hi"}}}
-		if got := stream.DialectResponse(resp, tc.cfg) == resp; got != tc.fast {
+		if got := dialect.DialectResponse(resp, tc.cfg) == resp; got != tc.fast {
 			t.Errorf("%s: response returned as is: %v, want %v", tc.name, got, tc.fast)
 		}
 	}
-	if stream.DialectResponse(nil, stream.DialectConfig{}) != nil {
+	if dialect.DialectResponse(nil, dialect.DialectConfig{}) != nil {
 		t.Error("DialectResponse(nil) is not nil")
 	}
 }
@@ -886,7 +891,7 @@ func dialectLongStream() []byte {
 // 512-byte writes.
 func BenchmarkDialectDecoder(b *testing.B) {
 	body := dialectLongStream()
-	cfg := stream.DialectConfig{
+	cfg := dialect.DialectConfig{
 		Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsQwen3Coder, Reasoning: translate.ReasoningFormatThink},
 		Request: &translate.Request{Tools: dialectTools},
 	}
@@ -896,7 +901,7 @@ func BenchmarkDialectDecoder(b *testing.B) {
 	}{
 		{"plain", func() translate.StreamDecoder { return dialectChatCodec().NewStreamDecoder() }},
 		{"dialect", func() translate.StreamDecoder {
-			return stream.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), cfg)
+			return dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), cfg)
 		}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

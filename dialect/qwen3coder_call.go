@@ -1,4 +1,4 @@
-package stream
+package dialect
 
 import (
 	"encoding/json"
