@@ -9,8 +9,9 @@
 // xcaddy build --with github.com/louter/louter@VERSION=PATH; see the README). It brings in http.handlers.louter (package caddymodule, the
 // translating middleware) and http.handlers.louter_mock (package
 // caddymodule/mock, a scripted LLM backend for tests and demos). The
-// translation itself lives in package translate and the stream machinery in
-// package stream, neither of which depends on Caddy.
+// translation itself lives in package translate, the stream machinery in
+// package stream and the parsing of self-hosted models' output in package
+// dialect, none of which depends on Caddy.
 package louter
 
 import (

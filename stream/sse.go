@@ -3,6 +3,10 @@
 // them through a translate.StreamDecoder and a translate.StreamEncoder, and
 // frames the result for the client. Memory per stream is bounded by the
 // largest single event, however long the stream runs.
+//
+// The package knows bytes and events, not what a model wrote: the reading
+// of tool calls and reasoning a self-hosted model left in the text is
+// package dialect, whose decoder wraps the one a Transcoder is given.
 package stream
 
 import (

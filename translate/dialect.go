@@ -60,7 +60,7 @@ const (
 // made valid for OpenAI.
 //
 // The request side (EncodeRequest of NewOpenAIChatCodec) applies the
-// request options; the response side (package stream's dialect decoder)
+// request options; the response side (package dialect's decoder)
 // parses what the server left in the text and maps ids and names back.
 type Dialect struct {
 	// How the backend returns tool calls: "auto" (default), "native",

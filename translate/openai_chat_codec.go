@@ -18,8 +18,8 @@ type openAIChatCodec struct {
 // NewOpenAIChatCodec returns an OpenAI Chat Completions codec whose request
 // encoder applies the dialect of one backend (see Dialect). The registered
 // codec uses the defaults. The response side of a dialect (text tool calls,
-// think tags, harmony, restored ids and names) is package stream's
-// DialectDecoder, which wraps this codec's stream decoder.
+// think tags, harmony, restored ids and names) is package dialect's
+// NewDialectDecoder, which wraps this codec's stream decoder.
 func NewOpenAIChatCodec(d *Dialect) Codec { return openAIChatCodec{dialect: d} }
 
 func init() { Register(openAIChatCodec{}) }

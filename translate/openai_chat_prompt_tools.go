@@ -14,7 +14,7 @@ import (
 // the system prompt, and the tool calls and results of the history become
 // text, in the wording of the chat template the model was trained with
 // (REFERENCE §6.1, §6.2). The model answers with calls in the same text
-// format, which package stream's dialect decoder reads back.
+// format, which package dialect's decoder reads back.
 //
 // The texts are built as plain text and escaped into the body once: the
 // tool block of Claude Code (twenty tools with long descriptions) is a few
