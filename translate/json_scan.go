@@ -3,6 +3,8 @@ package translate
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/louter/louter/internal/jsonwire"
 )
 
 // This file holds the primitives of the single-pass JSON scanners the stream
@@ -113,7 +115,7 @@ func jsonScanString(data []byte, i int) (end int, esc, high, ok bool) {
 		for i+8 <= len(data) {
 			v := binary.LittleEndian.Uint64(data[i:])
 			seen |= v
-			if m := jsonSpecialBytes(v); m != 0 {
+			if m := jsonwire.SpecialBytes(v); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}
@@ -151,18 +153,6 @@ func jsonScanString(data []byte, i int) (end int, esc, high, ok bool) {
 			return i, esc, high, false
 		}
 	}
-}
-
-// jsonSpecialBytes returns a mask with the high bit set in the bytes of
-// the little-endian word v that are special in a string (see
-// jsonStringSpecial). Bytes above the lowest special one may be marked
-// wrongly (a borrow runs upwards), never those below it, so the lowest set
-// bit is exact, and the mask is zero only when no byte is special.
-func jsonSpecialBytes(v uint64) uint64 {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	q := v ^ (ones * '"')
-	b := v ^ (ones * '\\')
-	return ((v-ones*0x20) & ^v | (q-ones) & ^q | (b-ones) & ^b) & high
 }
 
 func jsonIsHex(c byte) bool {

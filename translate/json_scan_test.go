@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/internal/jsonwire"
 )
 
 // jsonValid is the scanners' acceptance of a whole document.
@@ -217,7 +219,7 @@ func TestJSONSpecialBytes(t *testing.T) {
 					w := []byte("aaaaaaaa")
 					w[other] = fill
 					w[pos] = byte(c)
-					m := jsonSpecialBytes(binary.LittleEndian.Uint64(w))
+					m := jsonwire.SpecialBytes(binary.LittleEndian.Uint64(w))
 					got := 8
 					if m != 0 {
 						got = bits.TrailingZeros64(m) / 8

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/louter/louter/internal/jsonwire"
 )
 
 // Unescaping JSON strings, exactly as gjson does (see json_scan.go): after
@@ -34,7 +36,7 @@ func jsonScanUnescape(data []byte, i int, dst []byte) (jsonText, []byte, bool) {
 		for i+8 <= len(data) {
 			v := binary.LittleEndian.Uint64(data[i:])
 			seen |= v
-			if m := jsonSpecialBytes(v); m != 0 {
+			if m := jsonwire.SpecialBytes(v); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}

@@ -1,4 +1,4 @@
-package translate
+package jsonwire
 
 import (
 	"os"
@@ -9,16 +9,16 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// jsonWriteBenchTexts are texts of the shapes agents send: prose with a
+// benchTexts are texts of the shapes agents send: prose with a
 // newline every ~70 bytes, code dense with quotes and tabs, a Read tool
 // result of the Claude Code request (line-numbered code), non-ASCII prose.
-func jsonWriteBenchTexts(b *testing.B) map[string]string {
+func benchTexts(b *testing.B) map[string]string {
 	texts := map[string]string{
 		"prose":    strings.Repeat("You are a careful coding agent. Follow the <rules> & keep diffs small.\n", 140),
 		"code":     strings.Repeat("func main() {\n\tfmt.Println(\"hello, \\\"world\\\"\")\n}\n", 200),
 		"nonascii": strings.Repeat("Überprüfe die Änderungen — 変更を確認してください。\n", 200),
 	}
-	body, err := os.ReadFile(filepath.Join("..", "testdata", "bench", "claude_code_100k.json"))
+	body, err := os.ReadFile(filepath.Join("..", "..", "testdata", "bench", "claude_code_100k.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,15 +37,15 @@ func jsonWriteBenchTexts(b *testing.B) map[string]string {
 	return texts
 }
 
-// BenchmarkAppendJSONString measures the escape path encoders take for
-// texts that have no splice form.
-func BenchmarkAppendJSONString(b *testing.B) {
-	for name, s := range jsonWriteBenchTexts(b) {
+// BenchmarkAppendString measures the escape path translate's encoders take
+// for texts that have no splice form.
+func BenchmarkAppendString(b *testing.B) {
+	for name, s := range benchTexts(b) {
 		b.Run(name, func(b *testing.B) {
 			dst := make([]byte, 0, 2*len(s)+2)
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {
-				dst = appendJSONString(dst[:0], s)
+				dst = AppendString(dst[:0], s)
 			}
 		})
 	}
