@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/internal/jsonwire"
 )
 
 // appendJSON appends x as one line of JSON, the same object json.Marshal
@@ -21,11 +22,11 @@ func (x *Exchange) appendJSON(b []byte) []byte {
 	t, _ := x.Time.MarshalJSON()
 	b = append(b, t...)
 	b = append(b, `,"id":`...)
-	b = appendString(b, x.ID)
+	b = jsonwire.AppendStringAsEncodingJSON(b, x.ID)
 	b = append(b, `,"client":{"protocol":`...)
-	b = appendString(b, string(x.Client.Protocol))
+	b = jsonwire.AppendStringAsEncodingJSON(b, string(x.Client.Protocol))
 	b = append(b, `,"path":`...)
-	b = appendString(b, x.Client.Path)
+	b = jsonwire.AppendStringAsEncodingJSON(b, x.Client.Path)
 	b = append(b, '}')
 	if x.Backend != nil {
 		b = append(b, `,"backend":`...)
@@ -47,7 +48,7 @@ func (x *Exchange) appendJSON(b []byte) []byte {
 	}
 	if x.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendString(b, x.Error)
+		b = jsonwire.AppendStringAsEncodingJSON(b, x.Error)
 	}
 	if x.Truncated {
 		b = append(b, `,"truncated":true`...)
@@ -115,7 +116,7 @@ func appendField(b []byte, first *bool, name, v string) []byte {
 		return b
 	}
 	b = appendKey(b, first, name)
-	return appendString(b, v)
+	return jsonwire.AppendStringAsEncodingJSON(b, v)
 }
 
 func appendKey(b []byte, first *bool, name string) []byte {
@@ -160,7 +161,7 @@ func appendPayload(b []byte, first *bool, data, text string, raw []byte, rawJSON
 	// per line allows no line break.
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) != nil {
-		return appendString(b, string(raw))
+		return jsonwire.AppendStringAsEncodingJSON(b, string(raw))
 	}
 	return append(b, buf.Bytes()...)
 }
@@ -173,57 +174,4 @@ func appendMarshal(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string, as encoding/json does without
-// HTML escaping: invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are
-// escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

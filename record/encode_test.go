@@ -83,3 +83,16 @@ func TestAppendJSONRewritesFixtures(t *testing.T) {
 		}
 	}
 }
+
+// The strings of a record are written as encoding/json writes them, the
+// escapes it shortens (\b and \f since Go 1.22) and invalid UTF-8 included.
+func TestAppendJSONStringsMatchEncodingJSON(t *testing.T) {
+	for _, s := range []string{"\b\f\x00\x1f\x7f", "bad \xff \xed\xa0\x80 utf8", "\u2028\u2029 <&> é 😀", "\ufffd"} {
+		x := &Exchange{Version: Version, ID: s, Client: Endpoint{Path: s}, Error: s,
+			BackendRequest:  &Request{Method: s, BodyText: s},
+			BackendResponse: &Response{Status: 200, Events: []Event{{T: 1, Name: s, Text: s}}}}
+		if got, want := x.appendJSON(nil), marshalStd(t, x); !bytes.Equal(got, want) {
+			t.Errorf("%q:\nappendJSON:    %s\nencoding/json: %s", s, got, want)
+		}
+	}
+}
