@@ -114,8 +114,9 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 	writeCountJSON(w, countAnswer(proto, n))
 }
 
-// readCountCall reads and decodes a counting request. A Gemini client may
-// wrap a whole generateContent request in generateContentRequest.
+// readCountCall reads and decodes a counting request. A client may wrap
+// the request to count (Gemini's generateContentRequest: the client
+// row's countRequest).
 func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathModel string) (*countCall, *translate.Error) {
 	body, te := readBodyUpTo(r, l.maxCountBody, "token counting request body")
 	if te != nil {
@@ -129,14 +130,12 @@ func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathMode
 	}
 	call := &countCall{client: client, body: body, model: pathModel, pathModel: pathModel != ""}
 	decode := body
-	if call.pathModel {
-		if g := gjson.GetBytes(body, "generateContentRequest"); g.Exists() {
-			if !g.IsObject() {
-				return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "generateContentRequest: must be an object", Param: "generateContentRequest"}
-			}
-			decode = []byte(g.Raw)
+	if unwrap := rowOf(client.Protocol()).countRequest; unwrap != nil { // protocols.go
+		if decode, te = unwrap(body); te != nil {
+			return nil, te
 		}
-	} else {
+	}
+	if !call.pathModel {
 		m := top.Model
 		if m.Type != gjson.String || m.Str == "" {
 			return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"}
@@ -235,15 +234,16 @@ func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, b
 	var err error
 	if passthrough {
 		body = call.body
-		// The model is renamed where the body names it: Anthropic's
-		// model, Gemini's generateContentRequest.model (the URL carries
-		// the rename otherwise).
+		// The model is renamed where the body names it: its model member,
+		// or where the row says a body whose URL names the model repeats
+		// it (Gemini's generateContentRequest.model); the URL carries the
+		// rename otherwise.
 		switch {
 		case backendModel == call.model:
 		case !call.pathModel:
 			body, err = sjson.SetBytes(body, "model", backendModel)
-		case gjson.GetBytes(body, "generateContentRequest.model").Exists():
-			body, err = sjson.SetBytes(body, "generateContentRequest.model", "models/"+backendModel)
+		case rowOf(b.Protocol).renameCountBody != nil:
+			body, err = rowOf(b.Protocol).renameCountBody(body, backendModel)
 		}
 		if err != nil {
 			return 0, nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/louter/louter/translate"
 )
@@ -146,6 +147,28 @@ func geminiBackendEndpoint(model string, stream bool) (string, string) {
 		return "/models/" + escapeModelPath(model) + ":streamGenerateContent", "alt=sse"
 	}
 	return "/models/" + escapeModelPath(model) + ":generateContent", ""
+}
+
+// geminiCountRequest is the Gemini row's countRequest: countTokens may
+// wrap a whole generateContent request in generateContentRequest.
+func geminiCountRequest(body []byte) ([]byte, *translate.Error) {
+	g := gjson.GetBytes(body, "generateContentRequest")
+	if !g.Exists() {
+		return body, nil
+	}
+	if !g.IsObject() {
+		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "generateContentRequest: must be an object", Param: "generateContentRequest"}
+	}
+	return []byte(g.Raw), nil
+}
+
+// geminiRenameCountBody is the Gemini row's renameCountBody: a wrapped
+// generateContentRequest names its model too.
+func geminiRenameCountBody(body []byte, model string) ([]byte, error) {
+	if !gjson.GetBytes(body, "generateContentRequest.model").Exists() {
+		return body, nil
+	}
+	return sjson.SetBytes(body, "generateContentRequest.model", "models/"+model)
 }
 
 // parseGeminiModelList reads the model ids of a Gemini backend's list,

@@ -109,6 +109,15 @@ type protocolRow struct {
 	// countAnswer is the body of a token count of n (count_tokens.go), for
 	// protocols whose clients can ask for one.
 	countAnswer func(n int) []byte
+	// countRequest returns the request a count call's body holds, for a
+	// protocol whose count call may wrap it (Gemini's
+	// generateContentRequest); nil: the body is the request.
+	countRequest func(body []byte) ([]byte, *translate.Error)
+	// renameCountBody renames the model in a count call's body passed to a
+	// backend of the same protocol, when the URL names the model and the
+	// body may repeat it (Gemini's generateContentRequest.model); nil:
+	// the URL alone carries it.
+	renameCountBody func(body []byte, model string) ([]byte, error)
 	// keyMissing and keyInvalid word the 401s of client_keys.go as the
 	// provider does. "": OpenAI's wording.
 	keyMissing, keyInvalid string
@@ -314,6 +323,8 @@ func builtinRows() []*protocolRow {
 			modelInfo:        func(m listedModel) any { return newGeminiModelInfo(m.id) },
 			modelPrefix:      "models/",
 			countAnswer:      func(n int) []byte { return []byte(`{"totalTokens":` + strconv.Itoa(n) + `}`) },
+			countRequest:     geminiCountRequest,
+			renameCountBody:  geminiRenameCountBody,
 			authError:        writeGeminiAuthError,
 			limitError:       writeGeminiLimitError,
 			ownHeaders:       headerSet("X-Goog-Api-Client"),
