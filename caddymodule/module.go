@@ -5,6 +5,12 @@
 // backend's own stock reverse_proxy, and translates the response — JSON,
 // errors and live SSE streams — back into the client's protocol as it
 // arrives.
+//
+// Everything the package knows of one protocol's HTTP side — its client
+// paths, its backends' endpoints and keys, its headers, the answers louter
+// writes in its shape — is that protocol's row in protocols.go; the rest
+// of the package reads rows and never switches on a protocol's name. A new
+// protocol is a codec in package translate and a row here.
 package caddymodule
 
 import (
