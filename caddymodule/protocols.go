@@ -68,7 +68,9 @@ type protocolRow struct {
 	// match recognises the protocol's chat endpoint from a POST's escaped
 	// path, with the model the path names ("" when the body does). It is
 	// tried after classify and the /v1 namespace, so it serves protocols
-	// whose paths neither recognises (those tests register).
+	// whose paths neither recognises (those tests register); the built-in
+	// rows' paths are always recognised before it is tried, and their
+	// match only names their chat endpoint.
 	match func(path string) (pathModel string, ok bool)
 	// streamFromURL is set for a protocol whose URL, not body, says whether
 	// to stream (Gemini's :streamGenerateContent), with how the client
