@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-
-	"github.com/louter/louter/translate"
 )
 
 // These checks repeat some of Validate's while the Caddyfile is parsed, so
@@ -17,12 +15,12 @@ import (
 // lines comes last.
 func checkBackendProtocol(b *Backend) error {
 	if b.Protocol != "" {
-		if _, ok := translate.Lookup(b.Protocol); !ok {
+		if _, _, ok := servedProtocol(b.Protocol); !ok {
 			return fmt.Errorf("unknown protocol '%s' (known: %s)", b.Protocol, knownProtocols())
 		}
 	}
-	if b.Dialect != nil && b.Protocol != "" && b.Protocol != translate.ProtocolOpenAIChat {
-		return fmt.Errorf("dialect applies to openai_chat backends only, not %s", b.Protocol)
+	if b.Dialect != nil && b.Protocol != "" && rowOf(b.Protocol).dialectCodec == nil {
+		return fmt.Errorf("dialect applies to %s backends only, not %s", dialectProtocols(), b.Protocol)
 	}
 	return nil
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
-
-	"github.com/louter/louter/translate"
 )
 
 // CheckConfig reports what `caddy validate` would refuse in a Caddy JSON
@@ -142,12 +140,12 @@ func checkHandler(where string, raw map[string]any) []string {
 			add("backend %q: empty definition", name)
 			continue
 		}
-		if _, ok := translate.Lookup(bk.Protocol); !ok {
+		if _, _, ok := servedProtocol(bk.Protocol); !ok {
 			add("backend %q: unknown protocol %q (known: %s)", name, bk.Protocol, knownProtocols())
 		}
 		if bk.Dialect != nil {
-			if bk.Protocol != translate.ProtocolOpenAIChat {
-				add("backend %q: dialect applies to openai_chat backends only, not %q", name, bk.Protocol)
+			if rowOf(bk.Protocol).dialectCodec == nil {
+				add("backend %q: dialect applies to %s backends only, not %q", name, dialectProtocols(), bk.Protocol)
 			}
 			if err := bk.Dialect.Validate(); err != nil {
 				add("backend %q: %v", name, err)

@@ -18,24 +18,26 @@ import (
 // for Retry-After.
 
 // writeAuthError answers a request refused by authentication in protocol
-// p; model is the forbidden model of an authModel refusal.
+// p; model is the forbidden model of an authModel refusal. The row
+// (protocols.go) words the 401s, or writes the refusal itself.
 func writeAuthError(w http.ResponseWriter, p translate.Protocol, why authResult, model string) {
-	if p == translate.ProtocolGemini {
-		writeGeminiAuthError(w, why, model)
+	row := rowOf(p)
+	if row.authError != nil {
+		row.authError(w, why, model)
 		return
 	}
 	codec, _ := translate.Lookup(p)
 	var e *translate.Error
 	switch why {
 	case authMissing:
-		msg := "louter: no API key was sent (x-api-key or Authorization: Bearer)"
-		if p != translate.ProtocolAnthropic {
+		msg := row.keyMissing
+		if msg == "" {
 			msg = "louter: you didn't provide an API key (Authorization: Bearer)"
 		}
 		e = &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Message: msg}
 	case authInvalid:
-		msg := "louter: invalid x-api-key"
-		if p != translate.ProtocolAnthropic {
+		msg := row.keyInvalid
+		if msg == "" {
 			msg = "louter: incorrect API key provided"
 		}
 		e = &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Message: msg, Code: "invalid_api_key"}
@@ -87,10 +89,8 @@ func writeLimitError(w http.ResponseWriter, p translate.Protocol, ref *limits.Re
 	h.Set("Retry-After", strconv.FormatInt(retry, 10))
 	setRateLimitHeaders(h, p, ref.Kind, ref.Window, time.Now())
 	msg := "louter: rate limit exceeded for " + ref.Error()
-	if p == translate.ProtocolGemini {
-		writeGeminiError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", msg, map[string]any{
-			"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.FormatInt(retry, 10) + "s",
-		})
+	if write := rowOf(p).limitError; write != nil {
+		write(w, msg, retry)
 		return
 	}
 	e := &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Message: msg}
@@ -101,25 +101,40 @@ func writeLimitError(w http.ResponseWriter, p translate.Protocol, ref *limits.Re
 	_ = writeError(w, codec, e)
 }
 
+// writeGeminiLimitError answers a limit's refusal as Google's API does: a
+// 429 RESOURCE_EXHAUSTED with a RetryInfo.
+func writeGeminiLimitError(w http.ResponseWriter, msg string, retry int64) {
+	writeGeminiError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", msg, map[string]any{
+		"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.FormatInt(retry, 10) + "s",
+	})
+}
+
 // setRateLimitHeaders sets the rate-limit headers of protocol p for one
-// window: Anthropic's anthropic-ratelimit-{requests,tokens}-{limit,
-// remaining,reset} (reset in RFC 3339), OpenAI's x-ratelimit-{limit,
-// remaining,reset}-{requests,tokens} (reset as a duration such as
-// "6m0s"). Gemini has none.
+// window, as its row says (protocols.go); Gemini has none.
 func setRateLimitHeaders(h http.Header, p translate.Protocol, k limits.Kind, win limits.Window, now time.Time) {
 	if k != limits.KindRequests && k != limits.KindTokens {
 		return
 	}
-	limit, remaining := strconv.FormatInt(win.Limit, 10), strconv.FormatInt(win.Remaining, 10)
-	switch p {
-	case translate.ProtocolAnthropic:
-		pre := "Anthropic-Ratelimit-" + string(k) + "-"
-		h.Set(pre+"Limit", limit)
-		h.Set(pre+"Remaining", remaining)
-		h.Set(pre+"Reset", win.Reset.UTC().Format(time.RFC3339))
-	case translate.ProtocolOpenAIChat, translate.ProtocolOpenAIResponses:
-		h.Set("X-Ratelimit-Limit-"+string(k), limit)
-		h.Set("X-Ratelimit-Remaining-"+string(k), remaining)
-		h.Set("X-Ratelimit-Reset-"+string(k), max(win.Reset.Sub(now), 0).Round(time.Second).String())
+	if set := rowOf(p).rateLimitHeaders; set != nil {
+		set(h, k, win, now)
 	}
+}
+
+// anthropicRateLimitHeaders sets Anthropic's
+// anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}, the reset
+// in RFC 3339.
+func anthropicRateLimitHeaders(h http.Header, k limits.Kind, win limits.Window, _ time.Time) {
+	pre := "Anthropic-Ratelimit-" + string(k) + "-"
+	h.Set(pre+"Limit", strconv.FormatInt(win.Limit, 10))
+	h.Set(pre+"Remaining", strconv.FormatInt(win.Remaining, 10))
+	h.Set(pre+"Reset", win.Reset.UTC().Format(time.RFC3339))
+}
+
+// openAIRateLimitHeaders sets OpenAI's
+// x-ratelimit-{limit,remaining,reset}-{requests,tokens}, the reset as a
+// duration such as "6m0s".
+func openAIRateLimitHeaders(h http.Header, k limits.Kind, win limits.Window, now time.Time) {
+	h.Set("X-Ratelimit-Limit-"+string(k), strconv.FormatInt(win.Limit, 10))
+	h.Set("X-Ratelimit-Remaining-"+string(k), strconv.FormatInt(win.Remaining, 10))
+	h.Set("X-Ratelimit-Reset-"+string(k), max(win.Reset.Sub(now), 0).Round(time.Second).String())
 }

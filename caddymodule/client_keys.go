@@ -334,10 +334,7 @@ func (l *Louter) authenticate(w http.ResponseWriter, r *http.Request, req apiReq
 	}
 	p := req.protocol
 	if p == "" {
-		p = translate.ProtocolOpenAIChat
-		if r.Header.Get("Anthropic-Version") != "" {
-			p = translate.ProtocolAnthropic
-		}
+		p = v1Shape(r.Header) // protocols.go
 	}
 	c, refusal := a.identify(r)
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)

@@ -66,22 +66,8 @@ type conversation struct {
 // waits for key.
 func newConversation(p translate.Protocol, h http.Header, top *translate.TopLevel, body []byte) *conversation {
 	c := &conversation{p: p, body: body, sys: top.SystemAt, msgs: top.MessagesAt}
-	switch p {
-	case translate.ProtocolAnthropic:
-		if id := claudeCodeSession(top.Metadata.Get("user_id").Str); id != "" {
-			c.k = "session:" + id
-		}
-	case translate.ProtocolOpenAIResponses, translate.ProtocolOpenAIChat:
-		if k := top.PromptCacheKey.Str; k != "" {
-			c.k = "cache:" + k
-			break
-		}
-		for _, name := range [...]string{"Session_id", "Conversation_id", "Session-Id"} {
-			if v := h.Get(name); v != "" {
-				c.k = "session:" + v
-				break
-			}
-		}
+	if read := rowOf(p).conversationKey; read != nil { // protocols.go
+		c.k = read(h, top)
 	}
 	if !headerSafe(c.k) {
 		c.k = ""
@@ -110,6 +96,30 @@ func (c *conversation) cheap() string { return c.k }
 func (c *conversation) key() string {
 	c.once.Do(func() { c.k = firstTurnHash(c.body, c.sys, c.msgs) })
 	return c.k
+}
+
+// anthropicConversationKey is the Anthropic row's conversationKey: Claude
+// Code's session.
+func anthropicConversationKey(_ http.Header, top *translate.TopLevel) string {
+	if id := claudeCodeSession(top.Metadata.Get("user_id").Str); id != "" {
+		return "session:" + id
+	}
+	return ""
+}
+
+// openAIConversationKey is the conversationKey of the OpenAI rows: the
+// prompt_cache_key (Codex sends its conversation id), else Codex's session
+// or conversation header.
+func openAIConversationKey(h http.Header, top *translate.TopLevel) string {
+	if k := top.PromptCacheKey.Str; k != "" {
+		return "cache:" + k
+	}
+	for _, name := range [...]string{"Session_id", "Conversation_id", "Session-Id"} {
+		if v := h.Get(name); v != "" {
+			return "session:" + v
+		}
+	}
+	return ""
 }
 
 // conversationKey is the key of a body and headers, for tests and

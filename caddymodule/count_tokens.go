@@ -92,7 +92,7 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 	}
 
 	n, passBody, source := 0, []byte(nil), "local"
-	if askBackend[b.Protocol] != nil && b.Dialect == nil {
+	if rowOf(b.Protocol).counter != nil && b.Dialect == nil {
 		var err error
 		n, passBody, err = l.askBackendCount(r, b, call, backendModel)
 		if err == nil {
@@ -112,11 +112,11 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 		return
 	}
 	writeCountJSON(w, countAnswer(proto, n))
-	return
 }
 
-// readCountCall reads and decodes a counting request. A Gemini client may
-// wrap a whole generateContent request in generateContentRequest.
+// readCountCall reads and decodes a counting request. A client may wrap
+// the request to count (Gemini's generateContentRequest: the client
+// row's countRequest).
 func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathModel string) (*countCall, *translate.Error) {
 	body, te := readBodyUpTo(r, l.maxCountBody, "token counting request body")
 	if te != nil {
@@ -130,14 +130,12 @@ func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathMode
 	}
 	call := &countCall{client: client, body: body, model: pathModel, pathModel: pathModel != ""}
 	decode := body
-	if call.pathModel {
-		if g := gjson.GetBytes(body, "generateContentRequest"); g.Exists() {
-			if !g.IsObject() {
-				return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "generateContentRequest: must be an object", Param: "generateContentRequest"}
-			}
-			decode = []byte(g.Raw)
+	if unwrap := rowOf(client.Protocol()).countRequest; unwrap != nil { // protocols.go
+		if decode, te = unwrap(body); te != nil {
+			return nil, te
 		}
-	} else {
+	}
+	if !call.pathModel {
 		m := top.Model
 		if m.Type != gjson.String || m.Str == "" {
 			return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"}
@@ -152,12 +150,13 @@ func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathMode
 	return call, nil
 }
 
-// countAnswer is the client's answer to a count of n tokens.
+// countAnswer is the client's answer to a count of n tokens, in its
+// row's shape (protocols.go); Anthropic's for a row that has none.
 func countAnswer(client translate.Protocol, n int) []byte {
-	if client == translate.ProtocolGemini {
-		return []byte(`{"totalTokens":` + strconv.Itoa(n) + `}`)
+	if answer := rowOf(client).countAnswer; answer != nil {
+		return answer(n)
 	}
-	return []byte(`{"input_tokens":` + strconv.Itoa(n) + `}`)
+	return inputTokensAnswer(n)
 }
 
 func writeCountJSON(w http.ResponseWriter, body []byte) {
@@ -180,47 +179,48 @@ type backendCounter struct {
 	read func(answer []byte) (int, bool)
 }
 
-// askBackend lists the backend protocols that count tokens themselves.
-var askBackend = map[translate.Protocol]*backendCounter{
-	translate.ProtocolAnthropic: {
-		path: func(string) string { return "/messages/count_tokens" },
-		body: func(c translate.Codec, req *translate.Request) ([]byte, error) {
-			out, err := c.EncodeRequest(req)
-			if err != nil {
+// anthropicCounter asks Anthropic's count_tokens (the Anthropic row's
+// counter).
+var anthropicCounter = &backendCounter{
+	path: func(string) string { return "/messages/count_tokens" },
+	body: func(c translate.Codec, req *translate.Request) ([]byte, error) {
+		out, err := c.EncodeRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		// count_tokens takes the prompt, not the sampling settings:
+		// the API refuses fields it does not know.
+		for _, k := range [...]string{"max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"} {
+			if out, err = sjson.DeleteBytes(out, k); err != nil {
 				return nil, err
 			}
-			// count_tokens takes the prompt, not the sampling settings:
-			// the API refuses fields it does not know.
-			for _, k := range [...]string{"max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"} {
-				if out, err = sjson.DeleteBytes(out, k); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		},
-		read: func(answer []byte) (int, bool) {
-			v := gjson.GetBytes(answer, "input_tokens")
-			return int(v.Int()), v.Type == gjson.Number
-		},
+		}
+		return out, nil
 	},
-	translate.ProtocolGemini: {
-		path: func(model string) string { return "/models/" + escapeModelPath(model) + ":countTokens" },
-		body: func(c translate.Codec, req *translate.Request) ([]byte, error) {
-			out, err := c.EncodeRequest(req)
-			if err != nil {
-				return nil, err
-			}
-			// The whole request, so the system instruction and the tools
-			// are counted too; it must name its model.
-			if out, err = sjson.SetBytes(out, "model", "models/"+req.Model); err != nil {
-				return nil, err
-			}
-			return append(append([]byte(`{"generateContentRequest":`), out...), '}'), nil
-		},
-		read: func(answer []byte) (int, bool) {
-			v := gjson.GetBytes(answer, "totalTokens")
-			return int(v.Int()), v.Type == gjson.Number
-		},
+	read: func(answer []byte) (int, bool) {
+		v := gjson.GetBytes(answer, "input_tokens")
+		return int(v.Int()), v.Type == gjson.Number
+	},
+}
+
+// geminiCounter asks Gemini's countTokens (the Gemini row's counter).
+var geminiCounter = &backendCounter{
+	path: func(model string) string { return "/models/" + escapeModelPath(model) + ":countTokens" },
+	body: func(c translate.Codec, req *translate.Request) ([]byte, error) {
+		out, err := c.EncodeRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		// The whole request, so the system instruction and the tools
+		// are counted too; it must name its model.
+		if out, err = sjson.SetBytes(out, "model", "models/"+req.Model); err != nil {
+			return nil, err
+		}
+		return append(append([]byte(`{"generateContentRequest":`), out...), '}'), nil
+	},
+	read: func(answer []byte) (int, bool) {
+		v := gjson.GetBytes(answer, "totalTokens")
+		return int(v.Int()), v.Type == gjson.Number
 	},
 }
 
@@ -228,21 +228,22 @@ var askBackend = map[translate.Protocol]*backendCounter{
 // handler. For a client of the backend's own protocol it returns the
 // backend's answer to pass on as it is; otherwise only the count.
 func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, backendModel string) (int, []byte, error) {
-	bc := askBackend[b.Protocol]
+	bc := rowOf(b.Protocol).counter
 	passthrough := call.client.Protocol() == b.Protocol
 	var body []byte
 	var err error
 	if passthrough {
 		body = call.body
-		// The model is renamed where the body names it: Anthropic's
-		// model, Gemini's generateContentRequest.model (the URL carries
-		// the rename otherwise).
+		// The model is renamed where the body names it: its model member,
+		// or where the row says a body whose URL names the model repeats
+		// it (Gemini's generateContentRequest.model); the URL carries the
+		// rename otherwise.
 		switch {
 		case backendModel == call.model:
 		case !call.pathModel:
 			body, err = sjson.SetBytes(body, "model", backendModel)
-		case gjson.GetBytes(body, "generateContentRequest.model").Exists():
-			body, err = sjson.SetBytes(body, "generateContentRequest.model", "models/"+backendModel)
+		case rowOf(b.Protocol).renameCountBody != nil:
+			body, err = rowOf(b.Protocol).renameCountBody(body, backendModel)
 		}
 		if err != nil {
 			return 0, nil, err

@@ -215,15 +215,15 @@ func upstreamDials(h caddyhttp.MiddlewareHandler) []string {
 func probeBackend(parent context.Context, srv *caddyhttp.Server, b *Backend) *diagProbe {
 	ctx, cancel := context.WithTimeout(parent, diagnosticsProbeTimeout)
 	defer cancel()
-	proto := backendProtocols[b.Protocol]
+	proto := rowOf(b.Protocol) // protocols.go
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://louter.invalid/", nil)
 	if err != nil {
 		return &diagProbe{Error: err.Error()}
 	}
 	req.Header.Set("Accept", "application/json")
-	proto.prepare(req.Header)
+	proto.prepareRequest(req.Header)
 	setBackendPath(req.URL, b.basePath, "/models")
-	req.URL.RawQuery = backendListQuery[b.Protocol]
+	req.URL.RawQuery = proto.listQuery
 	req.RequestURI = req.URL.RequestURI()
 	// The context reverse_proxy expects of a request Caddy's server
 	// accepted: a replacer, vars and the server.

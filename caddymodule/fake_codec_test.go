@@ -35,12 +35,13 @@ const (
 func init() {
 	for _, p := range []translate.Protocol{fakeA, fakeB} {
 		translate.Register(fakeCodec{p})
-		clientEndpoints = append(clientEndpoints, clientEndpoint{p, pathSuffix("/" + string(p) + "/chat")})
-		backendProtocols[p] = backendProtocol{
+		registerProtocol(&protocolRow{
+			protocol: p,
+			match:    pathSuffix("/" + string(p) + "/chat"),
 			endpoint: func(string, bool) (string, string) { return "/chat", "" },
 			setKey:   func(h http.Header, key string) { h.Set("X-Fake-Key", key) },
 			prepare:  func(h http.Header) { h.Set("Fake-Version", "1") },
-		}
+		})
 	}
 }
 

@@ -36,7 +36,7 @@ func TestGeminiRoutes(t *testing.T) {
 		if !ok {
 			continue
 		}
-		stream, array := clientStreamFromURL[ep.protocol](r)
+		stream, array := ep.streamFromURL(r)
 		if stream != tt.stream || array != tt.array {
 			t.Errorf("%s: stream %v array %v, want %v %v", tt.target, stream, array, tt.stream, tt.array)
 		}
@@ -58,7 +58,7 @@ func TestGeminiRewriteRequest(t *testing.T) {
 		{true, true, "/v1beta/models/x:streamGenerateContent?key=client-secret&alt=sse", "/v1beta/models/gemini-2.5-pro:streamGenerateContent", "alt=sse"},
 		{true, true, "/v1beta/models/x:streamGenerateContent?key=client-secret", "/v1beta/models/gemini-2.5-pro:streamGenerateContent", ""},
 	} {
-		b := &Backend{Protocol: translate.ProtocolGemini, apiKey: "backend-key", basePath: backendProtocols[translate.ProtocolGemini].defaultBasePath}
+		b := &Backend{Protocol: translate.ProtocolGemini, apiKey: "backend-key", basePath: rowOf(translate.ProtocolGemini).defaultBasePath}
 		r := httptest.NewRequest(http.MethodPost, tt.target, nil)
 		r.Header.Set("X-Goog-Api-Key", "client-secret")
 		r.Header.Set("Authorization", "Bearer client-secret")

@@ -107,7 +107,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 // chatRequest is a client's chat request as read and routed, before it is
 // rewritten for a backend.
 type chatRequest struct {
-	ep           clientEndpoint
+	ep           *protocolRow // the client protocol's (protocols.go)
 	client       translate.Codec
 	body         []byte      // the client's body; never modified, so each attempt starts from it; nil once released (request_release.go)
 	streamMember bool        // the body's stream member is true
@@ -177,7 +177,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	// Gemini says in the URL, not the body, whether to stream, and in
 	// which framing the client wants the stream.
 	var urlStream *bool
-	if streamFromURL, ok := clientStreamFromURL[ep.protocol]; ok {
+	if streamFromURL := ep.streamFromURL; streamFromURL != nil {
 		s, jsonArray := streamFromURL(r)
 		urlStream = &s
 		if jsonArray && !rw.passthrough {

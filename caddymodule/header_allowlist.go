@@ -11,7 +11,8 @@ import (
 // Which of the client's headers reach a backend is decided by allowlist:
 // louter builds the backend's request, and a header it does not know may
 // carry a credential (every provider and gateway has its own). The lists
-// below are documented in the README's Security section; keep them in step.
+// below, and the header sets of the protocol rows (protocols.go), are
+// documented in the README's Security section; keep them in step.
 
 // forwardedHeaders go from the client to every backend: content
 // negotiation, tracing and request ids, plus the headers reverse_proxy owns
@@ -25,20 +26,14 @@ var forwardedHeaders = headerSet(
 	"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host",
 )
 
-// protocolHeaders go along only when the client speaks the backend's own
-// protocol (passthrough): its version and feature headers and its SDK's
-// telemetry. A translated request gets the backend protocol's headers from
-// louter instead.
-var protocolHeaders = map[translate.Protocol]map[string]bool{
-	translate.ProtocolAnthropic:       headerSet("Anthropic-Version", "Anthropic-Beta"),
-	translate.ProtocolOpenAIChat:      headerSet("Openai-Beta", "Idempotency-Key"),
-	translate.ProtocolOpenAIResponses: headerSet("Openai-Beta", "Idempotency-Key", "Originator", "Session_id", "Conversation_id"),
-	translate.ProtocolGemini:          headerSet("X-Goog-Api-Client"),
-}
+// Each protocol's own headers, passed only when the client speaks the
+// backend's protocol (passthrough), and the credential headers such a
+// request keeps with pass_client_auth, are in its row (protocols.go:
+// ownHeaders, sdkHeaders, passAuthHeaders).
 
 // sdkHeaderPrefix starts the telemetry headers of the Stainless-generated
 // Anthropic and OpenAI SDKs (X-Stainless-Lang, -Retry-Count, ...), passed
-// on same-protocol pairs of those protocols.
+// on same-protocol pairs of those protocols (protocolRow.sdkHeaders).
 const sdkHeaderPrefix = "X-Stainless-"
 
 // credentialHeaders are every header any of the four providers, Azure
@@ -56,15 +51,6 @@ var credentialHeaders = headerSet(
 // order pass_client_auth looks for the client's key; the others
 // (organization, project, account) only go along with it.
 var keyHeaders = []string{"X-Api-Key", "Authorization", "X-Goog-Api-Key", "Api-Key", "Anthropic-Api-Key"}
-
-// passClientAuthHeaders are the credential headers a same-protocol request
-// keeps, in the form the client sent them, when pass_client_auth is set.
-var passClientAuthHeaders = map[translate.Protocol]map[string]bool{
-	translate.ProtocolAnthropic:       headerSet("X-Api-Key", "Authorization"),
-	translate.ProtocolOpenAIChat:      headerSet("Authorization", "Api-Key", "Openai-Organization", "Openai-Project"),
-	translate.ProtocolOpenAIResponses: headerSet("Authorization", "Api-Key", "Openai-Organization", "Openai-Project", "Chatgpt-Account-Id"),
-	translate.ProtocolGemini:          headerSet("X-Goog-Api-Key", "Authorization", "X-Goog-User-Project"),
-}
 
 // credentialQueryParams are the query parameters a key can be sent in
 // (Gemini's ?key=, Google's ?access_token=, and the usual spellings),
@@ -88,8 +74,8 @@ func isCredentialHeader(name string) bool {
 // of protocol p. passthrough says whether the client speaks p; extra holds
 // the backend's forward_headers.
 func filterHeaders(h http.Header, p translate.Protocol, passthrough bool, extra map[string]bool) {
-	own := protocolHeaders[p]
-	stainless := p == translate.ProtocolAnthropic || p == translate.ProtocolOpenAIChat || p == translate.ProtocolOpenAIResponses
+	row := rowOf(p)
+	own, stainless := row.ownHeaders, row.sdkHeaders
 	for k := range h {
 		switch {
 		case forwardedHeaders[k], extra[k]:
@@ -106,7 +92,8 @@ func filterHeaders(h http.Header, p translate.Protocol, passthrough bool, extra 
 // client sent them; with none, the key of a query parameter, moved to the
 // header p reads it from.
 func takeClientCredentials(h http.Header, p translate.Protocol, queryKey string) http.Header {
-	keep := passClientAuthHeaders[p]
+	row := rowOf(p)
+	keep := row.passAuthHeaders
 	cred := make(http.Header)
 	for k, v := range h {
 		if credentialHeaders[k] {
@@ -117,7 +104,7 @@ func takeClientCredentials(h http.Header, p translate.Protocol, queryKey string)
 		}
 	}
 	if !hasKeyHeader(cred) && queryKey != "" {
-		backendProtocols[p].setKey(cred, queryKey)
+		row.setKey(cred, queryKey)
 	}
 	return cred
 }

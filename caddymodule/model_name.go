@@ -18,12 +18,8 @@ import (
 // byte that means something in a path is percent-escaped. A name from a
 // route's rename was written by the operator and is trusted: its '/'
 // separators stay (Gemini's "tunedModels/x"), each segment is escaped.
-
-// modelInURL lists the backend protocols whose endpoint carries the model
-// name in the path.
-var modelInURL = map[translate.Protocol]bool{
-	translate.ProtocolGemini: true,
-}
+// Which protocols put the name into the URL is their row's modelInURL
+// (protocols.go).
 
 // checkModelName returns why a client's model name cannot be used as a
 // path segment, or "" when it can.
@@ -58,7 +54,7 @@ func badModelName(name, why string) *translate.Error {
 // the backend's URL and cannot be a path segment. renamed is whether the
 // name comes from the route's rename, which is trusted.
 func checkBackendModel(b *Backend, name string, renamed bool) *translate.Error {
-	if renamed || !modelInURL[b.Protocol] {
+	if renamed || !rowOf(b.Protocol).modelInURL { // protocols.go
 		return nil
 	}
 	if why := checkModelName(name); why != "" {

@@ -14,7 +14,8 @@ import (
 )
 
 // The model lists louter answers itself, in the shape of the client's
-// protocol (surface.go decides which):
+// protocol (surface.go decides which; the protocol's row, protocols.go,
+// points at its list and model answers, OpenAI's without):
 //
 //   - OpenAI: GET .../v1/models, GET .../v1/models/{id};
 //   - Anthropic, when the request carries anthropic-version: the same
@@ -94,11 +95,8 @@ func (l *Louter) listedModels(r *http.Request) []listedModel {
 // serveModelList answers a model list request in codec's protocol.
 func (l *Louter) serveModelList(w http.ResponseWriter, r *http.Request, codec translate.Codec) error {
 	models := l.listedModels(r)
-	switch codec.Protocol() {
-	case translate.ProtocolAnthropic:
-		return l.serveAnthropicList(w, r, codec, models)
-	case translate.ProtocolGemini:
-		return l.serveGeminiList(w, r, codec, models)
+	if list := rowOf(codec.Protocol()).listModels; list != nil { // protocols.go
+		return list(l, w, r, codec, models)
 	}
 	data := make([]openAIModel, len(models))
 	for i, m := range models {
@@ -113,19 +111,17 @@ func (l *Louter) serveModelList(w http.ResponseWriter, r *http.Request, codec tr
 // serveModel answers a request for one model in codec's protocol: 404 when
 // no route matches the name.
 func (l *Louter) serveModel(w http.ResponseWriter, r *http.Request, codec translate.Codec, id string) error {
-	if codec.Protocol() == translate.ProtocolGemini {
-		id = strings.TrimPrefix(id, "models/")
+	row := rowOf(codec.Protocol()) // protocols.go
+	if row.modelPrefix != "" {
+		id = strings.TrimPrefix(id, row.modelPrefix)
 	}
 	route, ok := l.route(id)
 	if !ok {
 		return l.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: model %q is not configured", id)))
 	}
 	m := listedModel{id, route.Backend}
-	switch codec.Protocol() {
-	case translate.ProtocolAnthropic:
-		return writeJSON(w, http.StatusOK, newAnthropicModel(m))
-	case translate.ProtocolGemini:
-		return writeJSON(w, http.StatusOK, newGeminiModelInfo(m.id))
+	if info := row.modelInfo; info != nil {
+		return writeJSON(w, http.StatusOK, info(m))
 	}
 	return writeJSON(w, http.StatusOK, newOpenAIModel(m))
 }

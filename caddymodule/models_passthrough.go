@@ -3,11 +3,8 @@ package caddymodule
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/louter/louter/translate"
 )
 
 // listModelsPassthrough is the list_models value that asks a backend for
@@ -17,13 +14,6 @@ const listModelsPassthrough = "passthrough"
 // maxBackendListBytes bounds a backend's model list answer.
 const maxBackendListBytes = 8 << 20
 
-// backendListQuery is the query of a backend list request, per protocol:
-// the largest page each API allows, so one request usually gets all.
-var backendListQuery = map[translate.Protocol]string{
-	translate.ProtocolAnthropic: "limit=1000",
-	translate.ProtocolGemini:    "pageSize=1000",
-}
-
 // fetchBackendModels asks b for its model list, GET {base_path}/models
 // through the backend's own upstream handler (so its load balancing, TLS
 // and header rules apply), and returns the model ids. The request is built
@@ -31,7 +21,7 @@ var backendListQuery = map[translate.Protocol]string{
 // (or, with pass_client_auth, the client's credential) and the protocol's
 // version header. Only the first page is read.
 func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, error) {
-	proto := backendProtocols[b.Protocol]
+	proto := rowOf(b.Protocol)  // protocols.go
 	req := r.Clone(r.Context()) // Caddy's context: the replacer and vars reverse_proxy needs
 	req.Method = http.MethodGet
 	req.Body, req.GetBody, req.ContentLength, req.TransferEncoding = http.NoBody, nil, 0, nil
@@ -49,9 +39,9 @@ func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, erro
 		cred = make(http.Header, 1)
 		proto.setKey(cred, key)
 	}
-	proto.prepare(req.Header)
+	proto.prepareRequest(req.Header)
 	setBackendPath(req.URL, b.basePath, "/models")
-	req.URL.RawQuery = backendListQuery[b.Protocol]
+	req.URL.RawQuery = proto.listQuery
 	req.RequestURI = req.URL.RequestURI()
 
 	cw, err := callBackend(b, b.attachCredential(req, cred), maxBackendListBytes)
@@ -64,23 +54,19 @@ func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, erro
 	case cw.overflow:
 		return nil, fmt.Errorf("the backend's list exceeds %d bytes", maxBackendListBytes)
 	}
-	return parseModelList(b.Protocol, cw.body.Bytes())
+	return parseModelList(proto, cw.body.Bytes())
 }
 
-// parseModelList reads the model ids of a list in a protocol's shape:
-// {"data":[{"id"}]} (OpenAI, Anthropic) or {"models":[{"name":"models/x"}]}
-// (Gemini).
-func parseModelList(p translate.Protocol, body []byte) ([]string, error) {
+// parseModelList reads the model ids of a list in a protocol's shape: the
+// row's parseModelList, else {"data":[{"id"}]} (OpenAI, Anthropic).
+func parseModelList(proto *protocolRow, body []byte) ([]string, error) {
 	if !gjson.ValidBytes(body) {
 		return nil, fmt.Errorf("the backend's model list is not JSON")
 	}
-	var ids []string
-	if p == translate.ProtocolGemini {
-		for _, m := range gjson.GetBytes(body, "models").Array() {
-			ids = append(ids, strings.TrimPrefix(m.Get("name").String(), "models/"))
-		}
-		return ids, nil
+	if proto.parseModelList != nil {
+		return proto.parseModelList(body), nil
 	}
+	var ids []string
 	for _, m := range gjson.GetBytes(body, "data").Array() {
 		ids = append(ids, m.Get("id").String())
 	}

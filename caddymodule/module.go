@@ -5,6 +5,12 @@
 // backend's own stock reverse_proxy, and translates the response — JSON,
 // errors and live SSE streams — back into the client's protocol as it
 // arrives.
+//
+// Everything the package knows of one protocol's HTTP side — its client
+// paths, its backends' endpoints and keys, its headers, the answers louter
+// writes in its shape — is that protocol's row in protocols.go; the rest
+// of the package reads rows and never switches on a protocol's name. A new
+// protocol is a codec in package translate and a row here.
 package caddymodule
 
 import (
@@ -18,8 +24,6 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
-
-	"github.com/louter/louter/translate"
 )
 
 // defaultMaxRequestBody bounds a request body when max_request_body is not
@@ -188,13 +192,14 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 			l.logger.Warn("api_key is written in the configuration; use a placeholder such as {env.API_KEY}", zap.String("backend", name))
 		}
 		b.basePath = normalizeBasePath(b.BasePath)
-		if bp := backendProtocols[b.Protocol]; b.BasePath == "" && bp.defaultBasePath != "" {
-			b.basePath = bp.defaultBasePath
+		row := rowOf(b.Protocol) // protocols.go
+		if b.BasePath == "" && row.defaultBasePath != "" {
+			b.basePath = row.defaultBasePath
 		}
 		b.forwardHeaders = headerSet(append(slices.Clone(l.ForwardHeaders), b.ForwardHeaders...)...)
-		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
-		if b.Protocol == translate.ProtocolOpenAIChat {
-			b.codec = translate.NewOpenAIChatCodec(b.Dialect)
+		_, b.codec, _ = servedProtocol(b.Protocol) // an unknown protocol is reported by Validate
+		if b.codec != nil && row.dialectCodec != nil {
+			b.codec = row.dialectCodec(b.Dialect)
 		}
 		if len(b.UpstreamRaw) == 0 {
 			continue // reported by Validate
@@ -260,7 +265,7 @@ func (l *Louter) Validate() error {
 		}
 		if b.codec == nil {
 			errs = append(errs, fmt.Errorf("backend %q: unknown protocol %q (known: %s)", name, b.Protocol, knownProtocols()))
-		} else if _, ok := backendProtocols[b.Protocol]; !ok {
+		} else if rowOf(b.Protocol).endpoint == nil {
 			errs = append(errs, fmt.Errorf("backend %q: protocol %q cannot be used for backends yet", name, b.Protocol))
 		}
 		if b.upstream == nil {
@@ -275,8 +280,8 @@ func (l *Louter) Validate() error {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
 		if b.Dialect != nil {
-			if b.Protocol != translate.ProtocolOpenAIChat {
-				errs = append(errs, fmt.Errorf("backend %q: dialect applies to openai_chat backends only, not %q", name, b.Protocol))
+			if rowOf(b.Protocol).dialectCodec == nil {
+				errs = append(errs, fmt.Errorf("backend %q: dialect applies to %s backends only, not %q", name, dialectProtocols(), b.Protocol))
 			}
 			if err := b.Dialect.Validate(); err != nil {
 				errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
@@ -296,17 +301,6 @@ func (l *Louter) Validate() error {
 		errs = append(errs, m.validateFallbacks(i)...) // fallback.go
 	}
 	return errors.Join(errs...)
-}
-
-// knownProtocols lists the registered codecs for error messages.
-func knownProtocols() string {
-	ps := translate.Protocols()
-	names := make([]string, len(ps))
-	for i, p := range ps {
-		names[i] = string(p)
-	}
-	slices.Sort(names) // map order is random; keep the message stable
-	return strings.Join(names, ", ")
 }
 
 // Interface guards

@@ -21,15 +21,18 @@ import (
 // to any other backend the client gets a 400 naming the model.
 
 // serveOpenAIPassthrough sends the request to the backend's endpoint
-// (base_path + endpoint, e.g. "/embeddings").
-func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, client translate.Codec, endpoint string) error {
+// (base_path + endpoint, e.g. "/embeddings"). proto is the protocol of the
+// endpoint (its row's v1Endpoints name it, protocols.go), the only one
+// whose backends take it; client answers the errors, in the shape the
+// request's headers chose.
+func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, client translate.Codec, proto translate.Protocol, endpoint string) error {
 	body, e := l.readBody(r)
 	if e != nil {
 		return l.reject(w, client, e)
 	}
 	// One pass validates the body and finds the members read and edited
 	// here (passthrough_body.go).
-	top, te := translate.ScanTopLevel(translate.ProtocolOpenAIChat, body)
+	top, te := translate.ScanTopLevel(proto, body)
 	if te != nil {
 		return l.reject(w, client, te)
 	}
@@ -46,9 +49,9 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 		return nil // the client's models (client_keys.go)
 	}
 	b := route.backend
-	if b.Protocol != translate.ProtocolOpenAIChat {
+	if b.Protocol != proto {
 		return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model",
-			Message: fmt.Sprintf("louter: model %q is served by a %s backend; /v1%s is passed only to openai_chat backends", model, b.Protocol, endpoint)})
+			Message: fmt.Sprintf("louter: model %q is served by a %s backend; /v1%s is passed only to %s backends", model, b.Protocol, endpoint, proto)})
 	}
 	backendModel := model
 	if route.Rename != "" {

@@ -89,12 +89,17 @@ func recordedHeader(name string) bool {
 	case forwardedHeaders[name], name == "Retry-After", name == "Request-Id", name == "Cache-Control":
 		return true
 	}
-	for _, own := range protocolHeaders {
-		if own[name] {
+	for _, row := range protocolRows {
+		if row.ownHeaders[name] {
 			return true
 		}
+		for _, prefix := range row.recordedPrefixes {
+			if strings.HasPrefix(name, prefix) {
+				return true
+			}
+		}
 	}
-	for _, prefix := range [...]string{sdkHeaderPrefix, "Anthropic-", "Openai-", "X-Ratelimit-", "X-Goog-", "X-Mock-"} {
+	for _, prefix := range [...]string{sdkHeaderPrefix, "X-Mock-"} {
 		if strings.HasPrefix(name, prefix) {
 			return true
 		}

@@ -28,7 +28,7 @@ func (q *chatRequest) requestRelease(r *http.Request, rw *responseWriter) func()
 			q.conversation.release()
 		}
 		releaseUpstreamBody(r)
-		slimRequest(rw.clientReq, q.ep.protocol == translate.ProtocolOpenAIResponses)
+		slimRequest(rw.clientReq, q.ep.echoesRequest)
 	}
 }
 

@@ -6,66 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-
-	"github.com/louter/louter/translate"
 )
-
-// backendProtocol is what louter needs to know to address a backend of one
-// protocol. A protocol that can serve as a backend adds a row to
-// backendProtocols.
-type backendProtocol struct {
-	// endpoint returns the chat endpoint below the backend's base path,
-	// escaped (a model name in it is data: escapeModelPath), and
-	// the query a translated request carries (Gemini puts the model and the
-	// stream mode into the URL).
-	endpoint func(model string, stream bool) (path, rawQuery string)
-	// setKey puts an API key into the header the protocol reads it from.
-	setKey func(h http.Header, key string)
-	// prepare sets the protocol's own headers on a translated request.
-	prepare func(h http.Header)
-	// defaultBasePath replaces the usual /v1 when a backend sets no
-	// base_path (Gemini's API lives under /v1beta).
-	defaultBasePath string
-	// inputAtStart is whether the protocol's streams always report the
-	// input tokens in their first event (Anthropic's message_start). For
-	// the others louter announces an estimate up front (usage_estimate.go):
-	// OpenAI reports usage only at the end, and Gemini servers on some
-	// chunks, on every one, or only on the last.
-	inputAtStart bool
-}
-
-var backendProtocols = map[translate.Protocol]backendProtocol{
-	translate.ProtocolAnthropic: {
-		endpoint: func(string, bool) (string, string) { return "/messages", "" },
-		setKey:   func(h http.Header, key string) { h.Set("X-Api-Key", key) },
-		prepare: func(h http.Header) {
-			if h.Get("Anthropic-Version") == "" {
-				h.Set("Anthropic-Version", anthropicVersion)
-			}
-		},
-		inputAtStart: true,
-	},
-	translate.ProtocolOpenAIChat: {
-		endpoint: func(string, bool) (string, string) { return "/chat/completions", "" },
-		setKey:   func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
-		prepare:  func(http.Header) {},
-	},
-	translate.ProtocolOpenAIResponses: {
-		endpoint: func(string, bool) (string, string) { return "/responses", "" },
-		setKey:   func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
-		prepare:  func(http.Header) {},
-	},
-	translate.ProtocolGemini: {
-		endpoint:        geminiBackendEndpoint,
-		setKey:          func(h http.Header, key string) { h.Set("X-Goog-Api-Key", key) },
-		prepare:         func(http.Header) {},
-		defaultBasePath: "/v1beta",
-	},
-}
-
-// anthropicVersion is the Messages API version louter's Anthropic codec
-// speaks; the API rejects requests without one.
-const anthropicVersion = "2023-06-01"
 
 // backendRequest describes the request to send to a backend.
 type backendRequest struct {
@@ -88,7 +29,7 @@ type backendRequest struct {
 // logs never see them.
 func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header) {
 	b := br.backend
-	proto := backendProtocols[b.Protocol]
+	proto := rowOf(b.Protocol) // protocols.go
 	h := r.Header
 
 	setBody(r, br.body)
@@ -121,7 +62,7 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header) {
 		// A translated request: nothing of the client's protocol reaches
 		// the backend, neither its query nor its headers.
 		r.URL.RawQuery = query
-		proto.prepare(h)
+		proto.prepareRequest(h)
 		h.Set("Content-Type", "application/json")
 		if br.stream {
 			h.Set("Accept", "text/event-stream")

@@ -355,7 +355,7 @@ func (l *Louter) validateConditions() []error {
 				errs = append(errs, fmt.Errorf("%s: tokens_above must not be negative", where))
 			}
 			if c.Client != "" {
-				if _, ok := translate.Lookup(c.Client); !ok {
+				if _, _, ok := servedProtocol(c.Client); !ok {
 					errs = append(errs, fmt.Errorf("%s: unknown client protocol %q (known: %s)", where, c.Client, knownProtocols()))
 				}
 			}

@@ -66,7 +66,7 @@ func unmarshalWhen(d *caddyfile.Dispenser) (RouteCondition, error) {
 			if !ok {
 				return c, d.Err("when client: a protocol is required")
 			}
-			if _, known := translate.Lookup(translate.Protocol(p)); !known {
+			if _, _, known := servedProtocol(translate.Protocol(p)); !known {
 				return c, d.Errf("when client: unknown protocol %q (known: %s)", p, knownProtocols())
 			}
 			c.Client = translate.Protocol(p)

@@ -3,37 +3,7 @@ package caddymodule
 import (
 	"net/http"
 	"strings"
-
-	"github.com/louter/louter/translate"
 )
-
-// clientEndpoint recognizes the requests of one client protocol.
-type clientEndpoint struct {
-	protocol translate.Protocol
-	// match reports whether a request path (escaped, as on the wire)
-	// belongs to the protocol, and the model the path names for protocols
-	// that put it there (Gemini's /v1beta/models/{model}:generateContent);
-	// "" means the body names it.
-	match func(path string) (pathModel string, ok bool)
-}
-
-// clientEndpoints lists the client protocols louter answers, tried in order.
-// A new protocol adds a row. Any prefix before the API path is allowed, so a
-// client pointed at http://host/anthropic reaches /anthropic/v1/messages.
-var clientEndpoints = []clientEndpoint{
-	{translate.ProtocolAnthropic, pathSuffix("/v1/messages")},
-	{translate.ProtocolOpenAIChat, pathSuffix("/v1/chat/completions")},
-	{translate.ProtocolOpenAIResponses, pathSuffix("/v1/responses")},
-	{translate.ProtocolGemini, geminiMatch},
-}
-
-// clientStreamFromURL lists the client protocols whose URL, not body, says
-// whether to stream (Gemini's :streamGenerateContent), with how the client
-// wants the stream framed: SSE, or a streamed JSON array (Gemini without
-// ?alt=sse).
-var clientStreamFromURL = map[translate.Protocol]func(r *http.Request) (stream, jsonArray bool){
-	translate.ProtocolGemini: geminiStreamFromURL,
-}
 
 // pathSuffix matches paths that end with suffix.
 func pathSuffix(suffix string) func(string) (string, bool) {
@@ -46,21 +16,21 @@ func pathSuffix(suffix string) func(string) (string, bool) {
 // and the model its path names ("" when its body does): the chat calls of
 // classifyRequest's classification, POST only. Everything else (model
 // lists, token counting, GETs) is not a chat call.
-func detectClient(r *http.Request) (clientEndpoint, string, bool) {
+func detectClient(r *http.Request) (*protocolRow, string, bool) {
 	return classifyRequest(r).chat(r.Method)
 }
 
-// chat returns the client endpoint of a classified chat call.
-func (req apiRequest) chat(method string) (clientEndpoint, string, bool) {
+// chat returns the client protocol's row of a classified chat call, and
+// the model its path names.
+func (req apiRequest) chat(method string) (*protocolRow, string, bool) {
 	if req.action != actChat || method != http.MethodPost {
-		return clientEndpoint{}, "", false
+		return noRow, "", false
 	}
-	for _, ep := range clientEndpoints {
-		if ep.protocol == req.client {
-			return ep, req.model, true
-		}
+	row, ok := rows.byProtocol[req.client]
+	if !ok {
+		return noRow, "", false
 	}
-	return clientEndpoint{}, "", false
+	return row, req.model, true
 }
 
 // route returns the first model route whose pattern matches model.

@@ -25,17 +25,6 @@ const (
 	defaultStreamIdleTimeout = 5 * time.Minute
 )
 
-// keepaliveFrames is each client protocol's own keep-alive: Anthropic's
-// ping event, as its API sends it, and an SSE comment for the OpenAI
-// protocols, which the SSE rules and the SDKs (openai-go, Codex) ignore.
-// Gemini clients get none: the genai SDK fails on comments and on event
-// lines, and Gemini's API has no keep-alive.
-var keepaliveFrames = map[translate.Protocol][]byte{
-	translate.ProtocolAnthropic:       []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n"),
-	translate.ProtocolOpenAIChat:      []byte(": keep-alive\n\n"),
-	translate.ProtocolOpenAIResponses: []byte(": keep-alive\n\n"),
-}
-
 // streamTimers keeps one response alive and bounded while its backend is
 // silent. One timer, re-armed for the nearest deadline, does three jobs:
 //
@@ -77,7 +66,7 @@ func (l *Louter) startStreamTimers(rw *responseWriter, r *http.Request) (*http.R
 		interval:  time.Duration(l.KeepaliveInterval),
 		idle:      time.Duration(l.StreamIdleTimeout),
 		firstByte: time.Duration(l.FirstByteTimeout),
-		keepalive: keepaliveFrames[rw.client.Protocol()],
+		keepalive: rowOf(rw.client.Protocol()).keepalive, // protocols.go
 	}
 	if t.keepalive == nil || t.interval <= 0 {
 		t.keepalive, t.interval = nil, 0

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/louter/louter/translate"
@@ -20,19 +19,23 @@ import (
 // A request is recognised when its path (after any prefix, so louter can
 // live under /anthropic or /llm) is, in this order:
 //
-//   - Gemini: .../v1beta/{resource}[/...] with a resource of Gemini's API
-//     (geminiResources), or .../v1/{resource}[/...] when the request carries
-//     a Gemini credential (x-goog-api-key, ?key=) or names a Gemini method
-//     (.../v1/models/{m}:generateContent);
+//   - a protocol's own namespace, recognised by its row's classify
+//     (protocols.go): Gemini's .../v1beta/{resource}[/...] with a resource
+//     of Gemini's API (geminiResources), or .../v1/{resource}[/...] when
+//     the request carries a Gemini credential (x-goog-api-key, ?key=) or
+//     names a Gemini method (.../v1/models/{m}:generateContent);
 //   - Anthropic and OpenAI: .../v1/{resource}[/...] with a resource of
-//     either API (v1Resources); the error shape is Anthropic's when the
-//     request carries anthropic-version (every Anthropic SDK sends it) or
-//     the resource is Anthropic's own, else OpenAI's (the Responses API's
-//     for /v1/responses);
-//   - an Anthropic client anywhere else under .../v1/ (anthropic-version
-//     is sent): a 404 in Anthropic's shape, e.g. POST /v1/message;
-//   - an OpenAI Chat client that left /v1 out of its base URL
-//     (.../chat/completions without /v1): a 404 saying so.
+//     either API (the rows' v1Resources); the error shape is Anthropic's
+//     when the request carries anthropic-version (every Anthropic SDK
+//     sends it: the row's markHeader) or the resource is Anthropic's own,
+//     else OpenAI's (the Responses API's for /v1/responses);
+//   - a POST to the chat endpoint of a protocol neither rule knows (a
+//     row's match: protocols tests register);
+//   - a call to a protocol's API at a path louter does not serve, as a
+//     row's unserved tells: an Anthropic client anywhere else under .../v1/
+//     (anthropic-version is sent), a 404 in Anthropic's shape, e.g. POST
+//     /v1/message; an OpenAI Chat client that left /v1 out of its base URL
+//     (.../chat/completions without /v1), a 404 saying so.
 //
 // Every other path, and every OPTIONS request (CORS preflights belong to
 // the site), goes to the next handler untouched, so louter can share a
@@ -59,48 +62,16 @@ type apiEndpoint struct {
 	method   string // the one method it takes (GET endpoints take HEAD too)
 }
 
-// v1Endpoints are the paths louter serves below .../v1/ for the Anthropic
-// and OpenAI APIs. Token counting is served by its own code (actElsewhere):
-// a handler slotted in before or after serveSurface finds these requests
-// untouched.
-var v1Endpoints = map[string]apiEndpoint{
-	"messages":              {translate.ProtocolAnthropic, actChat, http.MethodPost},
-	"messages/count_tokens": {translate.ProtocolAnthropic, actElsewhere, http.MethodPost},
-	"chat/completions":      {translate.ProtocolOpenAIChat, actChat, http.MethodPost},
-	"responses":             {translate.ProtocolOpenAIResponses, actChat, http.MethodPost},
-	"embeddings":            {translate.ProtocolOpenAIChat, actOpenAIPassthrough, http.MethodPost},
-	"completions":           {translate.ProtocolOpenAIChat, actOpenAIPassthrough, http.MethodPost},
-	"models":                {"", actListModels, http.MethodGet},
+// v1SharedEndpoints are the paths louter serves below .../v1/ for every
+// protocol of that namespace, answered in the shape the request's headers
+// choose; each protocol's own endpoints and resources are in its row
+// (protocols.go: v1Endpoints, v1Resources). Token counting is served by its
+// own code (actElsewhere): a handler slotted in before or after
+// serveSurface finds these requests untouched.
+var v1SharedEndpoints = map[string]apiEndpoint{
+	"models": {"", actListModels, http.MethodGet},
 	// "models/{id}" is matched by prefix in classifyV1.
 }
-
-// v1Resources are the first path segments after /v1/ of the Anthropic and
-// OpenAI APIs, with the protocol whose error shape an unserved path under
-// them gets. A path under any other segment is not recognised.
-var v1Resources = map[string]translate.Protocol{
-	"messages": translate.ProtocolAnthropic, "complete": translate.ProtocolAnthropic,
-	"chat": translate.ProtocolOpenAIChat, "completions": translate.ProtocolOpenAIChat,
-	"responses": translate.ProtocolOpenAIResponses, "models": translate.ProtocolOpenAIChat,
-	"embeddings": translate.ProtocolOpenAIChat, "files": translate.ProtocolOpenAIChat,
-	"batches": translate.ProtocolOpenAIChat, "audio": translate.ProtocolOpenAIChat,
-	"images": translate.ProtocolOpenAIChat, "moderations": translate.ProtocolOpenAIChat,
-	"fine_tuning": translate.ProtocolOpenAIChat, "assistants": translate.ProtocolOpenAIChat,
-	"threads": translate.ProtocolOpenAIChat, "vector_stores": translate.ProtocolOpenAIChat,
-	"uploads": translate.ProtocolOpenAIChat, "realtime": translate.ProtocolOpenAIChat,
-	"conversations": translate.ProtocolOpenAIResponses,
-}
-
-// geminiVerbs are the Gemini model methods louter serves
-// (.../models/{model}:{verb}).
-var geminiVerbs = map[string]apiAction{
-	"generateContent":       actChat,
-	"streamGenerateContent": actChat,
-	"countTokens":           actElsewhere,
-}
-
-// geminiResources are the first path segments after /v1beta/ of Gemini's
-// API.
-var geminiResources = []string{"models", "tunedModels", "cachedContents", "files", "batches", "operations", "corpora", "fileSearchStores"}
 
 // apiRequest is a classified request. ServeHTTP classifies a request once,
 // and authentication, the surface, token counting and the chat path all
@@ -145,7 +116,7 @@ func (l *Louter) serveSurface(w http.ResponseWriter, r *http.Request, req apiReq
 	case actGetModel:
 		return true, l.serveModel(w, r, codec, req.model)
 	case actOpenAIPassthrough:
-		return true, l.serveOpenAIPassthrough(w, r, codec, strings.TrimPrefix(req.api, "/v1"))
+		return true, l.serveOpenAIPassthrough(w, r, codec, req.client, strings.TrimPrefix(req.api, "/v1"))
 	case actBadModel:
 		return true, l.reject(w, codec, badModelName(req.model, req.why))
 	}
@@ -165,29 +136,41 @@ func classifyRequest(r *http.Request) apiRequest {
 		return apiRequest{}
 	}
 	path := r.URL.EscapedPath()
-	if req, ok := classifyGemini(r, path); ok {
-		return req
+	// A protocol with a namespace of its own (Gemini's .../v1beta/)
+	// recognises its requests first.
+	for _, row := range protocolRows {
+		if row.classify == nil {
+			continue
+		}
+		if req, ok := row.classify(r, path); ok {
+			return req
+		}
 	}
 	if req, ok := classifyV1(r, path); ok {
 		return req
 	}
-	// A client protocol registered beyond the four above (tests register
-	// some) is recognised by its own row, which names a POST endpoint.
-	for _, ep := range clientEndpoints {
+	// A client protocol whose paths neither recognises (tests register
+	// some) is recognised by its row's POST endpoint.
+	for _, row := range protocolRows {
 		if r.Method != http.MethodPost {
 			break
 		}
-		if model, ok := ep.match(path); ok {
-			return apiRequest{apiEndpoint: apiEndpoint{ep.protocol, actChat, http.MethodPost}, client: ep.protocol, model: model, api: path}
+		if row.match == nil {
+			continue
+		}
+		if model, ok := row.match(path); ok {
+			return apiRequest{apiEndpoint: apiEndpoint{row.protocol, actChat, http.MethodPost}, client: row.protocol, model: model, api: path}
 		}
 	}
-	segs := strings.Split(path, "/")
-	switch {
-	case r.Header.Get("Anthropic-Version") != "" && (slices.Contains(segs, "v1") || strings.HasSuffix(path, "/messages")):
-		return apiRequest{apiEndpoint: apiEndpoint{protocol: translate.ProtocolAnthropic, action: actNotServed}, api: path}
-	case strings.HasSuffix(path, "/chat/completions"):
-		return apiRequest{apiEndpoint: apiEndpoint{protocol: translate.ProtocolOpenAIChat, action: actNotServed},
-			api: path + " (OpenAI Chat is served at .../v1/chat/completions: end the client's base URL with /v1)"}
+	// A request meant for a protocol's API at a path louter does not
+	// serve: a 404 the client understands.
+	for _, row := range protocolRows {
+		if row.unserved == nil {
+			continue
+		}
+		if api, ok := row.unserved(r, path); ok {
+			return apiRequest{apiEndpoint: apiEndpoint{protocol: row.protocol, action: actNotServed}, api: api}
+		}
 	}
 	return apiRequest{}
 }
@@ -198,7 +181,7 @@ func classifyV1(r *http.Request, path string) (apiRequest, bool) {
 	segs := strings.Split(path, "/")
 	at := -1
 	for i := len(segs) - 2; i >= 0; i-- {
-		if _, known := v1Resources[segs[i+1]]; segs[i] == "v1" && known {
+		if _, known := rows.v1Resources[segs[i+1]]; segs[i] == "v1" && known {
 			at = i
 			break
 		}
@@ -208,8 +191,8 @@ func classifyV1(r *http.Request, path string) (apiRequest, bool) {
 	}
 	rest := strings.Join(segs[at+1:], "/")
 	req := apiRequest{api: "/v1/" + rest}
-	req.protocol = v1Resources[segs[at+1]]
-	if ep, ok := v1Endpoints[rest]; ok {
+	req.protocol = rows.v1Resources[segs[at+1]]
+	if ep, ok := rows.v1Endpoints[rest]; ok {
 		req.apiEndpoint, req.client = ep, ep.protocol
 	} else if id, ok := strings.CutPrefix(rest, "models/"); ok && id != "" {
 		req.apiEndpoint = apiEndpoint{action: actGetModel, method: http.MethodGet}
@@ -219,56 +202,10 @@ func classifyV1(r *http.Request, path string) (apiRequest, bool) {
 	} else {
 		req.action = actNotServed
 	}
-	if r.Header.Get("Anthropic-Version") != "" {
-		req.protocol = translate.ProtocolAnthropic
+	if p, ok := markedProtocol(r.Header); ok {
+		req.protocol = p // the client's headers say whose shape it reads
 	} else if req.protocol == "" {
-		req.protocol = translate.ProtocolOpenAIChat
-	}
-	return req, true
-}
-
-// classifyGemini recognises Gemini API paths.
-func classifyGemini(r *http.Request, path string) (apiRequest, bool) {
-	rest, version, found := "", "", false
-	if i := strings.Index(path, "/v1beta/"); i >= 0 {
-		rest, version, found = path[i+len("/v1beta/"):], "/v1beta/", true
-	} else if i := strings.Index(path, "/v1/"); i >= 0 {
-		rest, version = path[i+len("/v1/"):], "/v1/"
-		found = r.Header.Get("X-Goog-Api-Key") != "" || strings.Contains(r.URL.RawQuery, "key=") && r.URL.Query().Has("key")
-		if !found && strings.HasPrefix(rest, "models/") {
-			if j := strings.LastIndexByte(rest, ':'); j >= 0 {
-				_, found = geminiVerbs[rest[j+1:]]
-			}
-		}
-	}
-	if !found {
-		return apiRequest{}, false
-	}
-	resource, sub, _ := strings.Cut(rest, "/")
-	if !slices.Contains(geminiResources, resource) {
-		return apiRequest{}, false
-	}
-	req := apiRequest{api: version + rest, apiEndpoint: apiEndpoint{protocol: translate.ProtocolGemini, action: actNotServed}}
-	switch {
-	case resource != "models":
-	case sub == "" && !strings.Contains(rest, "/"):
-		req.action, req.method = actListModels, http.MethodGet
-	case !strings.Contains(sub, ":"):
-		if model, ok := unescapeModel(sub); ok && !strings.ContainsAny(model, "/:") {
-			req.action, req.method, req.model = actGetModel, http.MethodGet, model
-		}
-	default:
-		j := strings.LastIndexByte(sub, ':')
-		verb := sub[j+1:]
-		action, served := geminiVerbs[verb]
-		model, ok := unescapeModel(sub[:j])
-		if !served || !ok || strings.Contains(verb, "/") {
-			break
-		}
-		req.action, req.method, req.model, req.client = action, http.MethodPost, model, translate.ProtocolGemini
-		if why := checkModelName(model); why != "" {
-			req.action, req.why = actBadModel, why
-		}
+		req.protocol = v1Shape(r.Header)
 	}
 	return req, true
 }

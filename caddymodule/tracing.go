@@ -91,17 +91,14 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 }
 
 // providerName is gen_ai.provider.name for a backend protocol: the
-// provider whose API the backend speaks. An OpenAI-compatible server
-// (vLLM, Ollama, ...) is reported as openai, the API it implements.
+// provider whose API the backend speaks (protocolRow.provider). An
+// OpenAI-compatible server (vLLM, Ollama, ...) is reported as openai, the
+// API it implements.
 func providerName(p translate.Protocol) attribute.KeyValue {
-	switch p {
-	case translate.ProtocolAnthropic:
-		return semconv.GenAIProviderNameAnthropic
-	case translate.ProtocolGemini:
-		return semconv.GenAIProviderNameGCPGemini
-	default:
-		return semconv.GenAIProviderNameOpenAI
+	if kv := rowOf(p).provider; kv.Valid() {
+		return kv
 	}
+	return semconv.GenAIProviderNameOpenAI
 }
 
 // appendRequestParams adds the sampling parameters of a translated request.
@@ -121,37 +118,31 @@ func appendRequestParams(attrs []attribute.KeyValue, req *translate.Request) []a
 	return attrs
 }
 
-// bodyParamPaths are where each protocol's body holds max tokens,
-// temperature, top_p and top_k ("" when it has none).
-var bodyParamPaths = map[translate.Protocol][4]string{
-	translate.ProtocolAnthropic:       {"max_tokens", "temperature", "top_p", "top_k"},
-	translate.ProtocolOpenAIChat:      {"max_completion_tokens", "temperature", "top_p", ""},
-	translate.ProtocolOpenAIResponses: {"max_output_tokens", "temperature", "top_p", ""},
-	translate.ProtocolGemini:          {"generationConfig.maxOutputTokens", "generationConfig.temperature", "generationConfig.topP", "generationConfig.topK"},
-}
-
 // appendBodyParams adds the sampling parameters of a passthrough body,
 // which louter does not decode.
 func appendBodyParams(attrs []attribute.KeyValue, p translate.Protocol, body []byte) []attribute.KeyValue {
-	paths, ok := bodyParamPaths[p]
-	if !ok {
-		return attrs
-	}
-	maxTokens := gjson.GetBytes(body, paths[0])
-	if !maxTokens.Exists() && p == translate.ProtocolOpenAIChat {
-		maxTokens = gjson.GetBytes(body, "max_tokens") // the older name
+	paths := rowOf(p).bodyParams // protocols.go
+	var maxTokens gjson.Result
+	for _, path := range paths.maxTokens {
+		if maxTokens = gjson.GetBytes(body, path); maxTokens.Exists() {
+			break
+		}
 	}
 	if maxTokens.Type == gjson.Number {
 		attrs = append(attrs, semconv.GenAIRequestMaxTokens(int(maxTokens.Int())))
 	}
-	if v := gjson.GetBytes(body, paths[1]); v.Type == gjson.Number {
-		attrs = append(attrs, semconv.GenAIRequestTemperature(v.Float()))
+	if paths.temperature != "" {
+		if v := gjson.GetBytes(body, paths.temperature); v.Type == gjson.Number {
+			attrs = append(attrs, semconv.GenAIRequestTemperature(v.Float()))
+		}
 	}
-	if v := gjson.GetBytes(body, paths[2]); v.Type == gjson.Number {
-		attrs = append(attrs, semconv.GenAIRequestTopP(v.Float()))
+	if paths.topP != "" {
+		if v := gjson.GetBytes(body, paths.topP); v.Type == gjson.Number {
+			attrs = append(attrs, semconv.GenAIRequestTopP(v.Float()))
+		}
 	}
-	if paths[3] != "" {
-		if v := gjson.GetBytes(body, paths[3]); v.Type == gjson.Number {
+	if paths.topK != "" {
+		if v := gjson.GetBytes(body, paths.topK); v.Type == gjson.Number {
 			attrs = append(attrs, semconv.GenAIRequestTopK(v.Float()))
 		}
 	}

@@ -14,19 +14,14 @@ import (
 // soon as they come, in the final event at the latest. OpenAI backends
 // report usage only at the end, and Gemini backends may too (usage on the
 // last chunk only), so every backend gets an estimate but those whose
-// streams always open with the input (backendProtocol.inputAtStart).
-
-// earlyUsageClients are the client protocols whose streams report input
-// usage before the end.
-var earlyUsageClients = map[translate.Protocol]bool{
-	translate.ProtocolAnthropic: true,
-	translate.ProtocolGemini:    true,
-}
+// streams always open with the input. Both facts are in the protocols'
+// rows (protocols.go): earlyUsage of the client's, inputAtStart of the
+// backend's.
 
 // inputTokensEstimate returns the estimate a translated streaming request
 // needs announced up front, or 0 when none is needed.
 func inputTokensEstimate(client translate.Protocol, b *Backend, ir *translate.Request) int {
-	if !ir.Stream || !earlyUsageClients[client] || backendProtocols[b.Protocol].inputAtStart {
+	if !ir.Stream || !rowOf(client).earlyUsage || rowOf(b.Protocol).inputAtStart {
 		return 0
 	}
 	return tokencount.Quick(ir, b.Protocol)

@@ -1,0 +1,475 @@
+package caddymodule
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"github.com/louter/louter/limits"
+	"github.com/louter/louter/translate"
+)
+
+// A protocol's HTTP facts — where its clients call, how its backends are
+// addressed and authenticated, which of its headers pass, what louter
+// answers in its shape — are one row of this file, and the rest of the
+// package reads the row instead of asking which protocol it has. The
+// translation itself is the protocol's codec in package translate. Adding
+// a protocol adds a codec and a row (registerProtocol); protocol-specific
+// code too big for a row lives in the protocol's own file (gemini.go) or
+// beside the feature it serves (serveAnthropicList in models.go), and the
+// row points at it.
+//
+// A nil or zero field means the protocol does not have that trait; where
+// louter answers something in every protocol, the field's comment says
+// what a row without it gets.
+
+// protocolRow is everything caddymodule knows about one wire protocol
+// beyond its codec.
+type protocolRow struct {
+	// protocol is the name the configuration uses ("protocol gemini",
+	// "when client gemini") and the codec's translate.Protocol.
+	protocol translate.Protocol
+
+	// --- The protocol as a client speaks it: recognising its requests ---
+
+	// classify recognises a request of the protocol's own API namespace
+	// (Gemini's .../v1beta/...), tried before the /v1 namespace the
+	// Anthropic and OpenAI APIs share; see surface.go. nil: the protocol
+	// has no namespace of its own.
+	classify func(r *http.Request, path string) (apiRequest, bool)
+	// v1Resources are the first path segments below .../v1/ that belong to
+	// the protocol's API: a path below one of them that louter does not
+	// serve is answered with a 404 in the protocol's error shape rather
+	// than passed to the next handler.
+	v1Resources []string
+	// v1Endpoints are the POST endpoints below .../v1/ louter serves for
+	// the protocol, with what it does with each.
+	v1Endpoints map[string]apiAction
+	// v1Default is set on the one protocol whose error shape a request of
+	// the /v1 namespace gets when neither its path nor its headers name
+	// one (GET /v1/models from an unknown client): OpenAI's, which most
+	// clients of an OpenAI-compatible server understand.
+	v1Default bool
+	// markHeader is a header only the protocol's clients send (every
+	// Anthropic SDK sends anthropic-version): a /v1 request carrying it is
+	// answered in the protocol's shape whatever resource it names, so an
+	// Anthropic client listing models gets Anthropic's list.
+	markHeader string
+	// unserved recognises a request meant for the protocol's API that no
+	// other rule recognised, and returns the path its 404 names (with a
+	// hint, for a common mistake); nil: none.
+	unserved func(r *http.Request, path string) (api string, ok bool)
+	// match recognises the protocol's chat endpoint from a POST's escaped
+	// path, with the model the path names ("" when the body does). It is
+	// tried after classify and the /v1 namespace, so it serves protocols
+	// whose paths neither recognises (those tests register); the built-in
+	// rows' paths are always recognised before it is tried, and their
+	// match only names their chat endpoint.
+	match func(path string) (pathModel string, ok bool)
+	// streamFromURL is set for a protocol whose URL, not body, says whether
+	// to stream (Gemini's :streamGenerateContent), with how the client
+	// wants the stream framed: SSE, or a streamed JSON array (Gemini
+	// without ?alt=sse).
+	streamFromURL func(r *http.Request) (stream, jsonArray bool)
+	// conversationKey reads the conversation key an agent of the protocol
+	// sends (Claude Code's session, Codex's prompt_cache_key or session
+	// header), or ""; see conversation_key.go. nil: the first turn's hash.
+	conversationKey func(h http.Header, top *translate.TopLevel) string
+	// echoesRequest is whether the protocol's answer echoes the request's
+	// tools (the Responses API's response object), so the decoded request
+	// keeps their definitions while the answer streams (request_release.go).
+	echoesRequest bool
+
+	// --- The protocol as a client hears it: answers in its shape ---
+
+	// keepalive is the frame written to an idle stream of the protocol's
+	// clients (stream_timers.go), as its API sends it; nil when its
+	// clients cannot take one (the genai SDK fails on SSE comments and
+	// event lines, and Gemini's API has none).
+	keepalive []byte
+	// earlyUsage is whether the protocol's streams report the input tokens
+	// before the end (Anthropic's message_start, Gemini's usageMetadata on
+	// every chunk), so a translated stream needs an estimate announced up
+	// front when the backend reports late (usage_estimate.go).
+	earlyUsage bool
+	// listModels answers a model list request (models.go). nil: OpenAI's
+	// list, {"object":"list","data":[...]}, which OpenAI-compatible APIs
+	// share.
+	listModels func(l *Louter, w http.ResponseWriter, r *http.Request, codec translate.Codec, models []listedModel) error
+	// modelInfo is the answer to a request for one model. nil: OpenAI's
+	// Model object.
+	modelInfo func(m listedModel) any
+	// modelPrefix is the prefix the protocol's model resources carry
+	// ("models/" in Gemini's names), dropped from a requested model id.
+	modelPrefix string
+	// countAnswer is the body of a token count of n (count_tokens.go), for
+	// protocols whose clients can ask for one.
+	countAnswer func(n int) []byte
+	// countRequest returns the request a count call's body holds, for a
+	// protocol whose count call may wrap it (Gemini's
+	// generateContentRequest); nil: the body is the request.
+	countRequest func(body []byte) ([]byte, *translate.Error)
+	// renameCountBody renames the model in a count call's body passed to a
+	// backend of the same protocol, when the URL names the model and the
+	// body may repeat it (Gemini's generateContentRequest.model); nil:
+	// the URL alone carries it.
+	renameCountBody func(body []byte, model string) ([]byte, error)
+	// keyMissing and keyInvalid word the 401s of client_keys.go as the
+	// provider does. "": OpenAI's wording.
+	keyMissing, keyInvalid string
+	// authError writes an authentication refusal itself, for a protocol
+	// whose provider answers one in a shape its codec's error does not
+	// cover (Google's 400 API_KEY_INVALID with an ErrorInfo). nil: the
+	// codec's error with keyMissing or keyInvalid.
+	authError func(w http.ResponseWriter, why authResult, model string)
+	// limitError writes a limit's 429 itself, with Retry-After and the
+	// rate-limit headers already set (Google's RetryInfo). nil: the
+	// codec's error.
+	limitError func(w http.ResponseWriter, msg string, retrySeconds int64)
+	// rateLimitHeaders sets the provider's rate-limit headers of one
+	// window on a 429 (client_errors.go); nil: the provider has none.
+	rateLimitHeaders func(h http.Header, k limits.Kind, win limits.Window, now time.Time)
+
+	// --- The protocol's requests, whichever side sends them ---
+
+	// ownHeaders are the protocol's version and feature headers and its
+	// SDK's telemetry, passed only when the client speaks the backend's
+	// protocol (header_allowlist.go); a translated request gets the
+	// backend protocol's headers from prepare instead.
+	ownHeaders map[string]bool
+	// sdkHeaders is whether the protocol's SDKs are Stainless-generated
+	// and send X-Stainless-* telemetry, passed on same-protocol requests.
+	sdkHeaders bool
+	// passAuthHeaders are the credential headers a same-protocol request
+	// keeps, as the client sent them, with pass_client_auth.
+	passAuthHeaders map[string]bool
+	// bodyParams are where the protocol's body holds the sampling
+	// parameters a trace reports of a passthrough request (tracing.go).
+	bodyParams bodyParamPaths
+
+	// --- The protocol as a backend speaks it ---
+
+	// endpoint returns the chat endpoint below the backend's base path,
+	// escaped (a model name in it is data: escapeModelPath), and the query
+	// a translated request carries (Gemini puts the model and the stream
+	// mode into the URL). nil: the protocol cannot serve as a backend.
+	endpoint func(model string, stream bool) (path, rawQuery string)
+	// setKey puts an API key into the header the protocol reads it from.
+	setKey func(h http.Header, key string)
+	// prepare sets the protocol's own headers on a request louter builds
+	// for the backend (a translated request, a model list); nil: none.
+	prepare func(h http.Header)
+	// defaultBasePath replaces the usual /v1 when a backend sets no
+	// base_path (Gemini's API lives under /v1beta).
+	defaultBasePath string
+	// modelInURL is whether the backend's endpoint carries the model name
+	// in its path, which makes a client's name a path segment to check
+	// (model_name.go).
+	modelInURL bool
+	// inputAtStart is whether the protocol's streams always report the
+	// input tokens in their first event (Anthropic's message_start). For
+	// the others louter announces an estimate up front (usage_estimate.go):
+	// OpenAI reports usage only at the end, and Gemini servers on some
+	// chunks, on every one, or only on the last.
+	inputAtStart bool
+	// listQuery is the query of a request for the backend's model list:
+	// the largest page the API allows, so one request usually gets all.
+	listQuery string
+	// parseModelList reads the model ids of the backend's list (models_passthrough.go).
+	// nil: OpenAI's and Anthropic's {"data":[{"id"}]}.
+	parseModelList func(body []byte) []string
+	// counter asks the backend's own token-counting endpoint
+	// (count_tokens.go); nil: louter counts locally.
+	counter *backendCounter
+	// provider is gen_ai.provider.name of a backend of the protocol: the
+	// provider whose API it speaks. Zero: openai, the API an
+	// OpenAI-compatible server (vLLM, Ollama, ...) implements.
+	provider attribute.KeyValue
+	// dialectCodec returns the codec of a backend configured with a
+	// dialect (an OpenAI-compatible server's quirks); nil: the protocol
+	// takes no dialect.
+	dialectCodec func(d *translate.Dialect) translate.Codec
+	// recordedPrefixes start the protocol's own response headers (rate
+	// limits, request ids) that a recording keeps (record_capture.go).
+	recordedPrefixes []string
+}
+
+// bodyParamPaths are where a protocol's body holds max tokens (the first
+// path present), temperature, top_p and top_k ("" when it has none), as
+// gjson paths.
+type bodyParamPaths struct {
+	maxTokens               []string
+	temperature, topP, topK string
+}
+
+// anthropicVersion is the Messages API version louter's Anthropic codec
+// speaks; the API rejects requests without one.
+const anthropicVersion = "2023-06-01"
+
+// protocolRows are the rows, in the order requests are matched against
+// them: the built-in ones, then those registered after them (tests);
+// rows indexes them.
+var (
+	protocolRows []*protocolRow
+	rows         = indexRows(nil)
+)
+
+// The built-in rows are made in init rather than in protocolRows'
+// initializer so that the functions they point at may read rows
+// themselves: through an initializer that would be an initialization
+// cycle.
+func init() {
+	protocolRows = append(builtinRows(), protocolRows...)
+	rows = indexRows(protocolRows)
+}
+
+// builtinRows are louter's four protocols.
+func builtinRows() []*protocolRow {
+	return []*protocolRow{
+		{
+			protocol:    translate.ProtocolAnthropic,
+			v1Resources: []string{"messages", "complete"},
+			v1Endpoints: map[string]apiAction{"messages": actChat, "messages/count_tokens": actElsewhere},
+			markHeader:  "Anthropic-Version",
+			unserved: func(r *http.Request, path string) (string, bool) {
+				// Anything under /v1 from an Anthropic SDK (POST /v1/message).
+				ok := r.Header.Get("Anthropic-Version") != "" && (slices.Contains(strings.Split(path, "/"), "v1") || strings.HasSuffix(path, "/messages"))
+				return path, ok
+			},
+			match:            pathSuffix("/v1/messages"),
+			conversationKey:  anthropicConversationKey,
+			keepalive:        []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n"),
+			earlyUsage:       true,
+			listModels:       (*Louter).serveAnthropicList,
+			modelInfo:        func(m listedModel) any { return newAnthropicModel(m) },
+			countAnswer:      inputTokensAnswer,
+			keyMissing:       "louter: no API key was sent (x-api-key or Authorization: Bearer)",
+			keyInvalid:       "louter: invalid x-api-key",
+			rateLimitHeaders: anthropicRateLimitHeaders,
+			ownHeaders:       headerSet("Anthropic-Version", "Anthropic-Beta"),
+			sdkHeaders:       true,
+			passAuthHeaders:  headerSet("X-Api-Key", "Authorization"),
+			bodyParams:       bodyParamPaths{[]string{"max_tokens"}, "temperature", "top_p", "top_k"},
+			endpoint:         func(string, bool) (string, string) { return "/messages", "" },
+			setKey:           func(h http.Header, key string) { h.Set("X-Api-Key", key) },
+			prepare: func(h http.Header) {
+				if h.Get("Anthropic-Version") == "" {
+					h.Set("Anthropic-Version", anthropicVersion)
+				}
+			},
+			inputAtStart:     true,
+			listQuery:        "limit=1000",
+			counter:          anthropicCounter,
+			provider:         semconv.GenAIProviderNameAnthropic,
+			recordedPrefixes: []string{"Anthropic-"},
+		},
+		{
+			protocol: translate.ProtocolOpenAIChat,
+			v1Resources: []string{"chat", "completions", "models", "embeddings", "files", "batches", "audio", "images",
+				"moderations", "fine_tuning", "assistants", "threads", "vector_stores", "uploads", "realtime"},
+			// embeddings and completions are passed to openai_chat backends
+			// untranslated (openai_passthrough.go).
+			v1Endpoints: map[string]apiAction{"chat/completions": actChat, "embeddings": actOpenAIPassthrough, "completions": actOpenAIPassthrough},
+			v1Default:   true,
+			unserved: func(r *http.Request, path string) (string, bool) {
+				// A client that left /v1 out of its base URL.
+				return path + " (OpenAI Chat is served at .../v1/chat/completions: end the client's base URL with /v1)",
+					strings.HasSuffix(path, "/chat/completions")
+			},
+			match:            pathSuffix("/v1/chat/completions"),
+			conversationKey:  openAIConversationKey,
+			keepalive:        []byte(": keep-alive\n\n"),
+			rateLimitHeaders: openAIRateLimitHeaders,
+			ownHeaders:       headerSet("Openai-Beta", "Idempotency-Key"),
+			sdkHeaders:       true,
+			passAuthHeaders:  headerSet("Authorization", "Api-Key", "Openai-Organization", "Openai-Project"),
+			// max_tokens is the older name of max_completion_tokens.
+			bodyParams:       bodyParamPaths{[]string{"max_completion_tokens", "max_tokens"}, "temperature", "top_p", ""},
+			endpoint:         func(string, bool) (string, string) { return "/chat/completions", "" },
+			setKey:           setBearer,
+			provider:         semconv.GenAIProviderNameOpenAI,
+			dialectCodec:     translate.NewOpenAIChatCodec,
+			recordedPrefixes: []string{"Openai-", "X-Ratelimit-"},
+		},
+		{
+			protocol:         translate.ProtocolOpenAIResponses,
+			v1Resources:      []string{"responses", "conversations"},
+			v1Endpoints:      map[string]apiAction{"responses": actChat},
+			match:            pathSuffix("/v1/responses"),
+			conversationKey:  openAIConversationKey,
+			echoesRequest:    true,
+			keepalive:        []byte(": keep-alive\n\n"),
+			rateLimitHeaders: openAIRateLimitHeaders,
+			ownHeaders:       headerSet("Openai-Beta", "Idempotency-Key", "Originator", "Session_id", "Conversation_id"),
+			sdkHeaders:       true,
+			passAuthHeaders:  headerSet("Authorization", "Api-Key", "Openai-Organization", "Openai-Project", "Chatgpt-Account-Id"),
+			bodyParams:       bodyParamPaths{[]string{"max_output_tokens"}, "temperature", "top_p", ""},
+			endpoint:         func(string, bool) (string, string) { return "/responses", "" },
+			setKey:           setBearer,
+			provider:         semconv.GenAIProviderNameOpenAI,
+			recordedPrefixes: []string{"Openai-", "X-Ratelimit-"},
+		},
+		{
+			protocol:         translate.ProtocolGemini,
+			classify:         classifyGemini,
+			match:            geminiMatch,
+			streamFromURL:    geminiStreamFromURL,
+			earlyUsage:       true,
+			listModels:       (*Louter).serveGeminiList,
+			modelInfo:        func(m listedModel) any { return newGeminiModelInfo(m.id) },
+			modelPrefix:      "models/",
+			countAnswer:      func(n int) []byte { return []byte(`{"totalTokens":` + strconv.Itoa(n) + `}`) },
+			countRequest:     geminiCountRequest,
+			renameCountBody:  geminiRenameCountBody,
+			authError:        writeGeminiAuthError,
+			limitError:       writeGeminiLimitError,
+			ownHeaders:       headerSet("X-Goog-Api-Client"),
+			passAuthHeaders:  headerSet("X-Goog-Api-Key", "Authorization", "X-Goog-User-Project"),
+			bodyParams:       bodyParamPaths{[]string{"generationConfig.maxOutputTokens"}, "generationConfig.temperature", "generationConfig.topP", "generationConfig.topK"},
+			endpoint:         geminiBackendEndpoint,
+			setKey:           func(h http.Header, key string) { h.Set("X-Goog-Api-Key", key) },
+			defaultBasePath:  "/v1beta",
+			modelInURL:       true,
+			listQuery:        "pageSize=1000",
+			parseModelList:   parseGeminiModelList,
+			counter:          geminiCounter,
+			provider:         semconv.GenAIProviderNameGCPGemini,
+			recordedPrefixes: []string{"X-Goog-"},
+		},
+	}
+}
+
+// prepareRequest sets the protocol's own headers on a request louter
+// builds for a backend.
+func (row *protocolRow) prepareRequest(h http.Header) {
+	if row.prepare != nil {
+		row.prepare(h)
+	}
+}
+
+// setBearer sends a key as a bearer token, as the OpenAI APIs read it.
+func setBearer(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
+
+// inputTokensAnswer is Anthropic's count_tokens answer.
+func inputTokensAnswer(n int) []byte { return []byte(`{"input_tokens":` + strconv.Itoa(n) + `}`) }
+
+// protocolIndex finds rows by what requests carry.
+type protocolIndex struct {
+	byProtocol map[translate.Protocol]*protocolRow
+	// v1Resources and v1Endpoints gather the rows' /v1 namespace: the
+	// protocol each resource belongs to, and the endpoints served, with
+	// the namespace's shared ones (surface.go).
+	v1Resources map[string]translate.Protocol
+	v1Endpoints map[string]apiEndpoint
+}
+
+func indexRows(list []*protocolRow) protocolIndex {
+	x := protocolIndex{
+		byProtocol:  make(map[translate.Protocol]*protocolRow, len(list)),
+		v1Resources: map[string]translate.Protocol{},
+		v1Endpoints: maps.Clone(v1SharedEndpoints),
+	}
+	for _, row := range list {
+		x.byProtocol[row.protocol] = row
+		for _, res := range row.v1Resources {
+			if _, dup := x.v1Resources[res]; !dup {
+				x.v1Resources[res] = row.protocol
+			}
+		}
+		for path, action := range row.v1Endpoints {
+			if _, dup := x.v1Endpoints[path]; !dup {
+				x.v1Endpoints[path] = apiEndpoint{row.protocol, action, http.MethodPost}
+			}
+		}
+	}
+	return x
+}
+
+// registerProtocol adds a protocol's row, after the others, for a
+// protocol whose codec translate.Register registers. It is meant for init
+// functions (tests register protocols of their own): rows are read
+// without a lock.
+func registerProtocol(row *protocolRow) {
+	if _, dup := rows.byProtocol[row.protocol]; dup {
+		panic("caddymodule: protocol " + string(row.protocol) + " registered twice")
+	}
+	protocolRows = append(protocolRows, row)
+	rows = indexRows(protocolRows)
+}
+
+// noRow is the row of a protocol louter does not serve: every trait off.
+var noRow = &protocolRow{}
+
+// rowOf returns p's row, or an empty one when p has none.
+func rowOf(p translate.Protocol) *protocolRow {
+	if row, ok := rows.byProtocol[p]; ok {
+		return row
+	}
+	return noRow
+}
+
+// servedProtocol returns p's row and codec, and whether louter serves p:
+// a protocol needs both. Configuration accepts only these names.
+func servedProtocol(p translate.Protocol) (*protocolRow, translate.Codec, bool) {
+	row, ok := rows.byProtocol[p]
+	if !ok {
+		return noRow, nil, false
+	}
+	codec, ok := translate.Lookup(p)
+	return row, codec, ok
+}
+
+// knownProtocols lists the protocols louter serves, for error messages.
+func knownProtocols() string {
+	var names []string
+	for _, row := range protocolRows {
+		if _, _, ok := servedProtocol(row.protocol); ok {
+			names = append(names, string(row.protocol))
+		}
+	}
+	slices.Sort(names) // keep the message stable
+	return strings.Join(names, ", ")
+}
+
+// dialectProtocols lists the protocols that take a dialect, for error
+// messages.
+func dialectProtocols() string {
+	var names []string
+	for _, row := range protocolRows {
+		if row.dialectCodec != nil {
+			names = append(names, string(row.protocol))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// markedProtocol returns the protocol whose clients alone send a header r
+// carries (markHeader).
+func markedProtocol(h http.Header) (translate.Protocol, bool) {
+	for _, row := range protocolRows {
+		if row.markHeader != "" && h.Get(row.markHeader) != "" {
+			return row.protocol, true
+		}
+	}
+	return "", false
+}
+
+// v1Shape returns the protocol whose error shape a /v1 request that names
+// no protocol gets: the one its headers mark, else the default.
+func v1Shape(h http.Header) translate.Protocol {
+	if p, ok := markedProtocol(h); ok {
+		return p
+	}
+	for _, row := range protocolRows {
+		if row.v1Default {
+			return row.protocol
+		}
+	}
+	return ""
+}
