@@ -180,6 +180,18 @@ type UsageTimingCodec interface {
 	InputUsageAtStart() bool
 }
 
+// DialectCodec is a codec whose request encoder can apply one backend's
+// Dialect (BackendCodec).
+//
+// Default: the registered codec serves every backend of the protocol; a
+// dialect only governs tool names (ToolNaming) and the response side
+// (package stream's DialectDecoder).
+type DialectCodec interface {
+	// WithDialect returns a codec of the same protocol whose request
+	// encoder applies d. d is not modified and may be kept.
+	WithDialect(d *Dialect) Codec
+}
+
 // codecAs returns the codec registered for p as the optional interface T,
 // and whether it implements it.
 func codecAs[T any](p Protocol) (T, bool) {

@@ -24,6 +24,9 @@ func NewOpenAIChatCodec(d *Dialect) Codec { return openAIChatCodec{dialect: d} }
 
 func init() { Register(openAIChatCodec{}) }
 
+// WithDialect implements DialectCodec: NewOpenAIChatCodec(d).
+func (openAIChatCodec) WithDialect(d *Dialect) Codec { return openAIChatCodec{dialect: d} }
+
 // Protocol implements Codec.
 func (openAIChatCodec) Protocol() Protocol { return ProtocolOpenAIChat }
 
