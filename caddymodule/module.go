@@ -192,10 +192,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 			b.basePath = bp.defaultBasePath
 		}
 		b.forwardHeaders = headerSet(append(slices.Clone(l.ForwardHeaders), b.ForwardHeaders...)...)
-		b.codec, _ = translate.Lookup(b.Protocol) // a missing codec is reported by Validate
-		if b.Protocol == translate.ProtocolOpenAIChat {
-			b.codec = translate.NewOpenAIChatCodec(b.Dialect)
-		}
+		b.codec, _ = translate.BackendCodec(b.Protocol, b.Dialect) // a missing codec is reported by Validate
 		if len(b.UpstreamRaw) == 0 {
 			continue // reported by Validate
 		}

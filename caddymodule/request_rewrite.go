@@ -26,12 +26,6 @@ type backendProtocol struct {
 	// defaultBasePath replaces the usual /v1 when a backend sets no
 	// base_path (Gemini's API lives under /v1beta).
 	defaultBasePath string
-	// inputAtStart is whether the protocol's streams always report the
-	// input tokens in their first event (Anthropic's message_start). For
-	// the others louter announces an estimate up front (usage_estimate.go):
-	// OpenAI reports usage only at the end, and Gemini servers on some
-	// chunks, on every one, or only on the last.
-	inputAtStart bool
 }
 
 var backendProtocols = map[translate.Protocol]backendProtocol{
@@ -43,7 +37,6 @@ var backendProtocols = map[translate.Protocol]backendProtocol{
 				h.Set("Anthropic-Version", anthropicVersion)
 			}
 		},
-		inputAtStart: true,
 	},
 	translate.ProtocolOpenAIChat: {
 		endpoint: func(string, bool) (string, string) { return "/chat/completions", "" },
