@@ -1,14 +1,12 @@
 package record
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/tokencount"
@@ -150,42 +148,37 @@ func cmp(a, b string) string {
 }
 
 // passthrough compares the backend request of a same-protocol exchange
-// with the client's body after the model rename and the max_tokens cap
-// (caddymodule's passthroughBody).
+// with the client's body edited as the handler edits it
+// (translate.PassthroughBody): the model rename, the max_tokens cap, and
+// the request for a stream's usage when louter asked for it.
 func (r *replayer) passthrough() {
 	x, b := r.x, r.x.Backend
-	body := bytes.Clone(x.ClientRequest.BodyBytes())
-	var err error
-	if bm := cmp(b.BackendModel, b.Model); bm != b.Model && x.Client.Protocol != translate.ProtocolGemini {
-		if body, err = sjson.SetBytes(body, "model", bm); err != nil {
-			r.fail("backend_request", err.Error())
-			return
-		}
+	body := x.ClientRequest.BodyBytes()
+	top, te := translate.ScanTopLevel(x.Client.Protocol, body)
+	if te != nil {
+		r.fail("client_request", "cannot be scanned: "+te.Error())
+		return
 	}
-	if r.askedUsage() {
-		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
-			r.fail("backend_request", err.Error())
-			return
-		}
+	backendModel := cmp(b.BackendModel, b.Model)
+	if top.ModelInURL {
+		backendModel = b.Model // renamed in the URL, not in the body
 	}
-	if b.MaxTokens > 0 {
-		for _, key := range [...]string{"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig.maxOutputTokens"} {
-			if v := gjson.GetBytes(body, key); v.Type == gjson.Number && v.Int() > int64(b.MaxTokens) {
-				body, _ = sjson.SetBytes(body, key, b.MaxTokens)
-			}
-		}
+	out, _, te := translate.PassthroughBody(body, &top, b.Model, backendModel, b.MaxTokens, r.askedUsage())
+	if te != nil {
+		r.fail("backend_request", te.Error())
+		return
 	}
-	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), body)
+	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), out)
 }
 
-// askedUsage reports whether louter asked a passthrough OpenAI Chat stream
-// for its usage on its own (a limit or a price applied): the backend
-// request asks for it, the client's does not. The client then did not get
-// the usage chunk.
+// askedUsage reports whether louter asked a passthrough stream for its
+// usage on its own (a limit or a price applied, and the protocol reports
+// usage only when asked: OpenAI Chat's stream_options.include_usage): the
+// backend request asks for it, the client's does not. The client then did
+// not get the usage chunk.
 func (r *replayer) askedUsage() bool {
 	const key = "stream_options.include_usage"
-	return r.x.Client.Protocol == translate.ProtocolOpenAIChat &&
-		gjson.GetBytes(r.x.BackendRequest.BodyBytes(), key).Type == gjson.True &&
+	return gjson.GetBytes(r.x.BackendRequest.BodyBytes(), key).Type == gjson.True &&
 		gjson.GetBytes(r.x.ClientRequest.BodyBytes(), key).Type != gjson.True
 }
 

@@ -37,6 +37,10 @@ type TopLevel struct {
 	// Open is the index just past the body's opening '{', where a member
 	// can be inserted; 0 when the body is not an object.
 	Open int
+	// ModelInURL says the protocol names the model and the stream mode in
+	// the URL, not in the body (TopLevelRules.InURL): Model, Stream and
+	// ModelAt are never set, and a rename is made in the URL.
+	ModelInURL bool
 
 	// UsageOptIn says the protocol's streams report usage only when the
 	// request asks for it (TopLevelRules.UsageOptIn); StreamOptionsAt is
@@ -166,7 +170,8 @@ func errNotJSON() *Error { return BadRequest("louter: the request body is not va
 //
 // What it returns holds no reference to body.
 func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
-	var top TopLevel
+	rules := topLevelRules(p)
+	top := TopLevel{ModelInURL: rules.InURL}
 	i := jsonSkipSpace(body, 0)
 	if i >= len(body) {
 		return top, errNotJSON()
@@ -182,7 +187,6 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 		return top, nil
 	}
 	top.Open = i + 1
-	rules := topLevelRules(p)
 	top.UsageOptIn = rules.UsageOptIn
 	keys := rules.ActedOn
 	var seen uint8 // one bit per entry of keys
