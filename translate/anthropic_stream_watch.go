@@ -1,10 +1,6 @@
 package translate
 
-import (
-	"bytes"
-
-	"github.com/tidwall/gjson"
-)
+import "github.com/tidwall/gjson"
 
 // NewStreamWatch implements WatchCodec.
 func (anthropicCodec) NewStreamWatch() StreamWatch { return &anthStreamWatch{} }
@@ -19,13 +15,12 @@ type anthStreamWatch struct {
 
 // Check implements StreamWatch.
 func (w *anthStreamWatch) Check(name string, data []byte) WatchVerdict {
-	w.usageOnly = false
 	if name == "ping" {
 		return WatchContinue // its data is not worth a scan
 	}
-	data = bytes.TrimSpace(data)
 	var top watchTop
-	if v, done := w.open(name, data, &top); done {
+	data, v, done := w.open(name, data, &top)
+	if done {
 		return v
 	}
 	if name == "" {

@@ -1,10 +1,6 @@
 package translate
 
-import (
-	"bytes"
-
-	"github.com/tidwall/gjson"
-)
+import "github.com/tidwall/gjson"
 
 // NewStreamWatch implements WatchCodec.
 func (geminiCodec) NewStreamWatch() StreamWatch { return &geminiStreamWatch{} }
@@ -21,10 +17,9 @@ type geminiStreamWatch struct {
 
 // Check implements StreamWatch.
 func (w *geminiStreamWatch) Check(name string, data []byte) WatchVerdict {
-	w.usageOnly = false
-	data = bytes.TrimSpace(data)
 	var top watchTop
-	if v, done := w.open(name, data, &top); done {
+	data, v, done := w.open(name, data, &top)
+	if done {
 		return v
 	}
 	if top.usage.kind == jsonObject {

@@ -17,14 +17,13 @@ type oaiStreamWatch struct{ watchState }
 
 // Check implements StreamWatch.
 func (w *oaiStreamWatch) Check(name string, data []byte) WatchVerdict {
-	w.usageOnly = false
-	data = bytes.TrimSpace(data)
-	if string(data) == "[DONE]" {
-		w.complete = true
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
+		w.usageOnly, w.complete = false, true
 		return WatchEnd
 	}
 	var top watchTop
-	if v, done := w.open(name, data, &top); done {
+	data, v, done := w.open(name, data, &top)
+	if done {
 		return v
 	}
 	if top.usage.kind == jsonObject {

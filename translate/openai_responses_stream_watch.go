@@ -1,10 +1,6 @@
 package translate
 
-import (
-	"bytes"
-
-	"github.com/tidwall/gjson"
-)
+import "github.com/tidwall/gjson"
 
 // NewStreamWatch implements WatchCodec.
 func (openAIResponsesCodec) NewStreamWatch() StreamWatch { return &respStreamWatch{} }
@@ -22,10 +18,9 @@ type respStreamWatch struct {
 
 // Check implements StreamWatch.
 func (w *respStreamWatch) Check(name string, data []byte) WatchVerdict {
-	w.usageOnly = false
-	data = bytes.TrimSpace(data)
 	var top watchTop
-	if v, done := w.open(name, data, &top); done {
+	data, v, done := w.open(name, data, &top)
+	if done {
 		return v
 	}
 	if top.seq.kind == jsonNumber {

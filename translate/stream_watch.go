@@ -106,29 +106,31 @@ func (w *watchState) Resume(enc StreamEncoder) {
 	enc.Encode(discardFrameWriter{}, &Event{Type: EventMessageStart})
 }
 
-// open makes the checks every protocol's events share, on data with its
-// surrounding space trimmed, and reads the event's top-level members into
-// top. done says the verdict is final: an empty data line (skipped, as the
-// decoders skip it), an "error" event or a bare error object (the
-// backend's own error, whatever its shape: the stream ends), or data that
-// is not one JSON object (malformed). Otherwise the protocol's watch
-// judges the event by top.
-func (w *watchState) open(name string, data []byte, top *watchTop) (v WatchVerdict, done bool) {
+// open makes the checks every protocol's events share and reads the
+// event's top-level members into top. It returns data with its
+// surrounding space trimmed. done says the verdict is final: an empty data
+// line (skipped, as the decoders skip it), an "error" event or a bare
+// error object (the backend's own error, whatever its shape: the stream
+// ends), or data that is not one JSON object (malformed). Otherwise the
+// protocol's watch judges the event by top.
+func (w *watchState) open(name string, data []byte, top *watchTop) (_ []byte, v WatchVerdict, done bool) {
+	w.usageOnly = false
+	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return WatchContinue, true
+		return data, WatchContinue, true
 	}
 	if name == "error" {
 		w.complete, w.errored = true, true
-		return WatchEnd, true
+		return data, WatchEnd, true
 	}
 	if !top.scan(data, &w.resume) {
-		return WatchMalformed, true
+		return data, WatchMalformed, true
 	}
 	if top.err {
 		w.complete, w.errored = true, true
-		return WatchEnd, true
+		return data, WatchEnd, true
 	}
-	return WatchContinue, false
+	return data, WatchContinue, false
 }
 
 // finish notes a finish reason, after which a server may just close
@@ -145,9 +147,8 @@ type jsonWatch struct{ watchState }
 
 // Check implements StreamWatch.
 func (w *jsonWatch) Check(name string, data []byte) WatchVerdict {
-	w.usageOnly = false
 	var top watchTop
-	if v, done := w.open(name, bytes.TrimSpace(data), &top); done {
+	if _, v, done := w.open(name, data, &top); done {
 		return v
 	}
 	return w.finish(&top)
