@@ -104,9 +104,12 @@ type WatchCodec interface {
 // TopLevelCodec is a codec whose request bodies ScanTopLevel reads by
 // rules of their own (TopLevelRules).
 //
-// Default: DefaultTopLevelRules: the "model" and "stream" members are read
-// and may not repeat, no system prompt or conversation is located, and a
-// repeated member gets DuplicateKeyError.
+// Default: the "model" and "stream" members are read, in the body, and
+// may not repeat; the output limits are located under their OpenAI and
+// Anthropic names; no system prompt or conversation is located; and a
+// repeated member gets a 400 in the words of OpenAI's errors ("Duplicate
+// key 'model' in the request body; send each field once.", code
+// duplicate_key).
 type TopLevelCodec interface {
 	// TopLevelRules returns the protocol's rules. The result is shared
 	// and read by concurrent scans: neither the codec nor the caller
