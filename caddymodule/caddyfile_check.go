@@ -19,7 +19,7 @@ func checkBackendProtocol(b *Backend) error {
 			return fmt.Errorf("unknown protocol '%s' (known: %s)", b.Protocol, knownProtocols())
 		}
 	}
-	if b.Dialect != nil && b.Protocol != "" && rowOf(b.Protocol).dialectCodec == nil {
+	if b.Dialect != nil && b.Protocol != "" && !takesDialect(b.Protocol) {
 		return fmt.Errorf("dialect applies to %s backends only, not %s", dialectProtocols(), b.Protocol)
 	}
 	return nil

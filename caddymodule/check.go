@@ -144,7 +144,7 @@ func checkHandler(where string, raw map[string]any) []string {
 			add("backend %q: unknown protocol %q (known: %s)", name, bk.Protocol, knownProtocols())
 		}
 		if bk.Dialect != nil {
-			if rowOf(bk.Protocol).dialectCodec == nil {
+			if !takesDialect(bk.Protocol) {
 				add("backend %q: dialect applies to %s backends only, not %q", name, dialectProtocols(), bk.Protocol)
 			}
 			if err := bk.Dialect.Validate(); err != nil {

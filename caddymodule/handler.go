@@ -16,6 +16,7 @@ import (
 
 	"github.com/louter/louter/record"
 	"github.com/louter/louter/stream"
+	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
 )
 
@@ -344,47 +345,28 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 }
 
 // translateRequest decodes the client's request and encodes it for the
-// backend, applying the rename and the max_tokens cap. It also returns the
-// client's request as the client-side encoders need it: with the model name
-// the client asked for. urlStream, when set, is whether to stream as the
-// URL says (Gemini), which the body cannot tell. ir, when not nil, is body
-// already decoded for a route condition, used instead of decoding again.
+// backend, applying the rename and the max_tokens cap
+// (translate.TranslateRequest, which record's Replay replays through). It
+// also returns the client's request as the client-side encoders need it:
+// with the model name the client asked for. urlStream, when set, is
+// whether to stream as the URL says (Gemini), which the body cannot tell.
+// ir, when not nil, is body already decoded for a route condition, used
+// instead of decoding again.
 func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, ir *translate.Request, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
-	if ir == nil {
-		var err error
-		if ir, err = client.DecodeRequest(body); err != nil {
-			return nil, nil, asError(err, http.StatusBadRequest)
-		}
-	}
-	if urlStream != nil {
-		ir.Stream = *urlStream
-	}
-	clientModel := strings.Clone(ir.Model) // the stream encoders keep it; ir's strings may be views of the body
-	if clientModel == "" {
-		clientModel = model
-	}
-	ir.Model = backendModel
-	if b.MaxTokens > 0 && (ir.MaxTokens == 0 || ir.MaxTokens > b.MaxTokens) {
-		ir.MaxTokens = b.MaxTokens
-	}
-	// Tool names the backend would refuse are shortened; the response
-	// side restores them (dialect.go).
-	enc := translate.WithBackendToolNames(ir, translate.ToolNaming(b.Protocol, b.Dialect))
-	out, err := b.codec.EncodeRequest(enc)
+	out, clientReq, err := translate.TranslateRequest(body, ir, &translate.RequestRoute{
+		Client: client, Backend: b.codec, Dialect: b.Dialect,
+		Model: model, BackendModel: backendModel, MaxTokens: b.MaxTokens, Stream: urlStream,
+		CountInput: tokencount.Quick, // for a stream whose client expects the input early (translate.UsageTimingCodec)
+	})
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)
 	}
-	for _, d := range enc.Dropped {
+	for _, d := range clientReq.Dropped {
 		if c := l.logger.Check(zapcore.DebugLevel, "not translated"); c != nil {
 			c.Write(zap.String("field", d), zap.String("from", string(client.Protocol())), zap.String("to", string(b.Protocol)))
 		}
 	}
-	clientReq := *ir
-	clientReq.Model = clientModel
-	// What decoding and encoding left out, for the exchange record.
-	clientReq.Dropped = enc.Dropped
-	clientReq.InputTokensEstimate = inputTokensEstimate(client.Protocol(), b, ir) // usage_estimate.go
-	return out, &clientReq, nil
+	return out, clientReq, nil
 }
 
 // readBody reads the request body, refusing more than max_request_body

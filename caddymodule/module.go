@@ -24,6 +24,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/louter/louter/translate"
 )
 
 // defaultMaxRequestBody bounds a request body when max_request_body is not
@@ -197,9 +199,8 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 			b.basePath = row.defaultBasePath
 		}
 		b.forwardHeaders = headerSet(append(slices.Clone(l.ForwardHeaders), b.ForwardHeaders...)...)
-		_, b.codec, _ = servedProtocol(b.Protocol) // an unknown protocol is reported by Validate
-		if b.codec != nil && row.dialectCodec != nil {
-			b.codec = row.dialectCodec(b.Dialect)
+		if _, _, ok := servedProtocol(b.Protocol); ok { // an unknown protocol is reported by Validate
+			b.codec, _ = translate.BackendCodec(b.Protocol, b.Dialect)
 		}
 		if len(b.UpstreamRaw) == 0 {
 			continue // reported by Validate
@@ -280,7 +281,7 @@ func (l *Louter) Validate() error {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
 		if b.Dialect != nil {
-			if rowOf(b.Protocol).dialectCodec == nil {
+			if !takesDialect(b.Protocol) {
 				errs = append(errs, fmt.Errorf("backend %q: dialect applies to %s backends only, not %q", name, dialectProtocols(), b.Protocol))
 			}
 			if err := b.Dialect.Validate(); err != nil {

@@ -93,11 +93,6 @@ type protocolRow struct {
 	// clients cannot take one (the genai SDK fails on SSE comments and
 	// event lines, and Gemini's API has none).
 	keepalive []byte
-	// earlyUsage is whether the protocol's streams report the input tokens
-	// before the end (Anthropic's message_start, Gemini's usageMetadata on
-	// every chunk), so a translated stream needs an estimate announced up
-	// front when the backend reports late (usage_estimate.go).
-	earlyUsage bool
 	// listModels answers a model list request (models.go). nil: OpenAI's
 	// list, {"object":"list","data":[...]}, which OpenAI-compatible APIs
 	// share.
@@ -172,12 +167,6 @@ type protocolRow struct {
 	// in its path, which makes a client's name a path segment to check
 	// (model_name.go).
 	modelInURL bool
-	// inputAtStart is whether the protocol's streams always report the
-	// input tokens in their first event (Anthropic's message_start). For
-	// the others louter announces an estimate up front (usage_estimate.go):
-	// OpenAI reports usage only at the end, and Gemini servers on some
-	// chunks, on every one, or only on the last.
-	inputAtStart bool
 	// listQuery is the query of a request for the backend's model list:
 	// the largest page the API allows, so one request usually gets all.
 	listQuery string
@@ -191,10 +180,6 @@ type protocolRow struct {
 	// provider whose API it speaks. Zero: openai, the API an
 	// OpenAI-compatible server (vLLM, Ollama, ...) implements.
 	provider attribute.KeyValue
-	// dialectCodec returns the codec of a backend configured with a
-	// dialect (an OpenAI-compatible server's quirks); nil: the protocol
-	// takes no dialect.
-	dialectCodec func(d *translate.Dialect) translate.Codec
 	// recordedPrefixes start the protocol's own response headers (rate
 	// limits, request ids) that a recording keeps (record_capture.go).
 	recordedPrefixes []string
@@ -245,7 +230,6 @@ func builtinRows() []*protocolRow {
 			match:            pathSuffix("/v1/messages"),
 			conversationKey:  anthropicConversationKey,
 			keepalive:        []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n"),
-			earlyUsage:       true,
 			listModels:       (*Louter).serveAnthropicList,
 			modelInfo:        func(m listedModel) any { return newAnthropicModel(m) },
 			countAnswer:      inputTokensAnswer,
@@ -263,7 +247,6 @@ func builtinRows() []*protocolRow {
 					h.Set("Anthropic-Version", anthropicVersion)
 				}
 			},
-			inputAtStart:     true,
 			listQuery:        "limit=1000",
 			counter:          anthropicCounter,
 			provider:         semconv.GenAIProviderNameAnthropic,
@@ -294,7 +277,6 @@ func builtinRows() []*protocolRow {
 			endpoint:         func(string, bool) (string, string) { return "/chat/completions", "" },
 			setKey:           setBearer,
 			provider:         semconv.GenAIProviderNameOpenAI,
-			dialectCodec:     translate.NewOpenAIChatCodec,
 			recordedPrefixes: []string{"Openai-", "X-Ratelimit-"},
 		},
 		{
@@ -320,7 +302,6 @@ func builtinRows() []*protocolRow {
 			classify:         classifyGemini,
 			match:            geminiMatch,
 			streamFromURL:    geminiStreamFromURL,
-			earlyUsage:       true,
 			listModels:       (*Louter).serveGeminiList,
 			modelInfo:        func(m listedModel) any { return newGeminiModelInfo(m.id) },
 			modelPrefix:      "models/",
@@ -442,11 +423,22 @@ func knownProtocols() string {
 func dialectProtocols() string {
 	var names []string
 	for _, row := range protocolRows {
-		if row.dialectCodec != nil {
+		if takesDialect(row.protocol) {
 			names = append(names, string(row.protocol))
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// takesDialect reports whether p's codec applies a backend's dialect
+// (translate.DialectCodec).
+func takesDialect(p translate.Protocol) bool {
+	c, ok := translate.Lookup(p)
+	if !ok {
+		return false
+	}
+	_, ok = c.(translate.DialectCodec)
+	return ok
 }
 
 // markedProtocol returns the protocol whose clients alone send a header r

@@ -23,11 +23,11 @@ func (rw *responseWriter) respondError(e *translate.Error) {
 }
 
 func (rw *responseWriter) respondResponse(resp *translate.Response) {
-	body, err := rw.client.EncodeResponse(resp, rw.clientReq)
+	body, err := rw.translation().EncodeResponse(resp)
 	if err != nil {
 		rw.logger.Error("cannot encode the response for the client", zap.String("backend", rw.backend.name), zap.Error(err))
 		rw.badResponse = true
-		rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be translated: "+err.Error()))
+		rw.respondError(stream.UntranslatableResponse(err))
 		return
 	}
 	rw.respondJSON(http.StatusOK, body)
@@ -44,13 +44,8 @@ func (rw *responseWriter) respondJSON(status int, body []byte) {
 // respondStream answers a stream client with a complete response, as the
 // events it is equivalent to.
 func (rw *responseWriter) respondStream(resp *translate.Response) {
-	enc := rw.client.NewStreamEncoder(rw.clientReq)
 	rw.out.Reset()
-	events := translate.ResponseEvents(nil, resp)
-	for i := range events {
-		enc.Encode(rw.out, &events[i])
-	}
-	stream.EndOutput(rw.out)
+	rw.translation().EncodeStream(rw.out, resp)
 	stripEntityHeaders(rw.header)
 	rw.setClientStreamHeaders()
 	rw.commit(http.StatusOK)

@@ -195,7 +195,7 @@ func (rw *responseWriter) writeHeader(status int) {
 		rw.mode, rw.limit = modeError, maxErrorBody
 	case sse && rw.wantStream:
 		rw.mode = modeStream
-		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.streamDecoder(), rw.client.NewStreamEncoder(rw.clientReq), rw.out)
+		rw.tc = rw.translation().NewStreamTranscoder(rw.out)
 		rw.tc.Observe = rw.observe
 		stripEntityHeaders(rw.header)
 		rw.setClientStreamHeaders()
@@ -203,7 +203,7 @@ func (rw *responseWriter) writeHeader(status int) {
 	case sse:
 		rw.mode = modeStreamToJSON
 		rw.acc = new(translate.Accumulator)
-		rw.tc = stream.NewTranscoder(&stream.SSEParser{}, rw.streamDecoder(), discardEncoder{}, rw.out)
+		rw.tc = rw.translation().NewEventTranscoder(rw.out)
 		rw.tc.Observe = rw.observe
 	case rw.wantStream:
 		rw.mode, rw.limit = modeJSONToStream, maxJSONBody
@@ -432,15 +432,14 @@ func (rw *responseWriter) finishLocked() {
 			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response exceeds "+strconv.Itoa(maxJSONBody>>20)+" MiB"))
 			return
 		}
-		resp, err := rw.backend.codec.DecodeResponse(rw.buf)
+		resp, err := rw.translation().DecodeResponse(rw.buf)
 		if err != nil {
 			// The error may quote the body, which may echo the key.
 			rw.badResponse = true
 			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.String("error", scrubString(err.Error(), []string{rw.backend.apiKey})))
-			rw.respondError(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
+			rw.respondError(stream.BadResponse(err))
 			return
 		}
-		resp = rw.applyDialect(resp)
 		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
 		rw.count.response(resp)
 		rw.trace.response(resp)
@@ -450,12 +449,9 @@ func (rw *responseWriter) finishLocked() {
 		}
 		rw.respondResponse(resp)
 	case modeError:
-		e := rw.backend.codec.DecodeError(rw.status, rw.buf)
+		e := rw.translation().DecodeError(rw.status, rw.buf)
 		if rw.status < 400 {
-			// A redirect or another non-error, non-success status means
-			// nothing to an API client: it is the backend's failure.
-			e = translate.NewError(http.StatusBadGateway, "louter: the backend answered with status "+strconv.Itoa(rw.status))
-			rw.header.Del("Location")
+			rw.header.Del("Location") // the client gets a 502 (stream.Translation.DecodeError), not a redirect
 		}
 		rw.respondError(e)
 	}

@@ -1,27 +1,24 @@
 package record
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
-	"github.com/louter/louter/dialect"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
 )
 
 // Replay runs a recorded exchange through the current translators, with no
-// network, the way louter's handler does (caddymodule's serveBackend,
-// translateRequest and responseWriter): the recorded client request is
-// decoded with the client's codec and encoded for the backend, and the
-// recorded backend response — its events in order, or its body — is
-// translated for the client. What the replay produced is compared with
+// network, through the steps louter's handler takes: the recorded client
+// request is translated for the backend by translate.TranslateRequest,
+// and the recorded backend response — its events in order, or its body —
+// is translated for the client by a stream.Translation, as caddymodule's
+// responseWriter does. What the replay produced is compared with
 // what was recorded: the backend request body, the fields the translation
 // dropped, the client's status and body or each of its stream events (a
 // semantic JSON comparison ignoring VolatileFields).
@@ -34,8 +31,8 @@ import (
 // Options change how Replay translates.
 type Options struct {
 	// Codec returns the codec of protocol p; d is the backend's dialect
-	// (openai_chat backends; nil for clients). Nil: translate's codecs, as
-	// louter provisions them. Tests wrap codecs here to change a
+	// (nil for clients). Nil: translate.BackendCodec, as louter
+	// provisions its backends. Tests wrap codecs here to change a
 	// translator.
 	Codec func(p translate.Protocol, d *translate.Dialect) (translate.Codec, bool)
 }
@@ -51,12 +48,10 @@ type Result struct {
 // OK reports whether the exchange replayed with no difference.
 func (r Result) OK() bool { return r.Skipped == "" && len(r.Diffs) == 0 }
 
-// defaultCodec is louter's choice of codec (caddymodule's Provision).
+// defaultCodec is louter's choice of codec, as caddymodule's Provision
+// makes it.
 func defaultCodec(p translate.Protocol, d *translate.Dialect) (translate.Codec, bool) {
-	if p == translate.ProtocolOpenAIChat && d != nil {
-		return translate.NewOpenAIChatCodec(d), true
-	}
-	return translate.Lookup(p)
+	return translate.BackendCodec(p, d)
 }
 
 // Replay replays one exchange.
@@ -87,6 +82,7 @@ func Replay(x *Exchange, opt Options) Result {
 		return res
 	}
 	r := replayer{x: x, client: client, backend: backend}
+	r.t = stream.Translation{Client: client, Backend: backend, Dialect: dialect}
 	if b.Passthrough {
 		r.passthrough()
 	} else if !r.translateRequest() {
@@ -103,14 +99,18 @@ type replayer struct {
 	x               *Exchange
 	client, backend translate.Codec
 	clientReq       *translate.Request
-	diffs           []Diff
+	// t is the response side of the translation; its Request is
+	// clientReq once the request is translated.
+	t     stream.Translation
+	diffs []Diff
 }
 
 func (r *replayer) fail(part, msg string) {
 	r.diffs = append(r.diffs, Diff{Part: part, Path: "$", Want: "(recorded)", Got: msg})
 }
 
-// translateRequest does what the handler's translateRequest does and
+// translateRequest translates the recorded client request as the
+// handler's translateRequest does (translate.TranslateRequest) and
 // compares the result with the recorded backend request.
 func (r *replayer) translateRequest() bool {
 	x, b := r.x, r.x.Backend
@@ -119,43 +119,24 @@ func (r *replayer) translateRequest() bool {
 		r.fail("client_request", "cannot be decoded: "+err.Error())
 		return false
 	}
-	if x.Client.Protocol == translate.ProtocolGemini {
-		ir.Stream = x.Stream // Gemini says in the URL, not the body
-	}
-	clientModel := ir.Model
-	if clientModel == "" {
-		clientModel = b.Model
-	}
-	ir.Model = cmp(b.BackendModel, b.Model)
-	if b.MaxTokens > 0 && (ir.MaxTokens == 0 || ir.MaxTokens > b.MaxTokens) {
-		ir.MaxTokens = b.MaxTokens
-	}
-	enc := translate.WithBackendToolNames(ir, translate.ToolNaming(b.Protocol, b.Dialect))
-	out, err := r.backend.EncodeRequest(enc)
+	// The stream mode louter settled on: the body's, or the URL's for a
+	// protocol that says it there (Gemini).
+	stream := x.Stream
+	out, clientReq, err := translate.TranslateRequest(nil, ir, &translate.RequestRoute{
+		Client: r.client, Backend: r.backend, Dialect: b.Dialect,
+		Model: b.Model, BackendModel: cmp(b.BackendModel, b.Model), MaxTokens: b.MaxTokens,
+		Stream: &stream, CountInput: tokencount.Quick,
+	})
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())
 		return false
 	}
 	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), out)
-	if !slices.Equal(x.Dropped, enc.Dropped) {
-		r.diffs = append(r.diffs, Diff{Part: "dropped", Path: "$", Want: render(x.Dropped), Got: render(enc.Dropped)})
+	if !slices.Equal(x.Dropped, clientReq.Dropped) {
+		r.diffs = append(r.diffs, Diff{Part: "dropped", Path: "$", Want: render(x.Dropped), Got: render(clientReq.Dropped)})
 	}
-	clientReq := *ir
-	clientReq.Model = clientModel
-	clientReq.Dropped = enc.Dropped
-	if ir.Stream && earlyUsage(x.Client.Protocol) && lateUsage(b.Protocol) {
-		clientReq.InputTokensEstimate = tokencount.Quick(ir, b.Protocol) // caddymodule/usage_estimate.go
-	}
-	r.clientReq = &clientReq
+	r.clientReq, r.t.Request = clientReq, clientReq
 	return true
-}
-
-func earlyUsage(p translate.Protocol) bool {
-	return p == translate.ProtocolAnthropic || p == translate.ProtocolGemini
-}
-
-func lateUsage(p translate.Protocol) bool {
-	return p == translate.ProtocolOpenAIChat || p == translate.ProtocolOpenAIResponses
 }
 
 // cmp returns the first non-empty string.
@@ -167,42 +148,37 @@ func cmp(a, b string) string {
 }
 
 // passthrough compares the backend request of a same-protocol exchange
-// with the client's body after the model rename and the max_tokens cap
-// (caddymodule's passthroughBody).
+// with the client's body edited as the handler edits it
+// (translate.PassthroughBody): the model rename, the max_tokens cap, and
+// the request for a stream's usage when louter asked for it.
 func (r *replayer) passthrough() {
 	x, b := r.x, r.x.Backend
-	body := bytes.Clone(x.ClientRequest.BodyBytes())
-	var err error
-	if bm := cmp(b.BackendModel, b.Model); bm != b.Model && x.Client.Protocol != translate.ProtocolGemini {
-		if body, err = sjson.SetBytes(body, "model", bm); err != nil {
-			r.fail("backend_request", err.Error())
-			return
-		}
+	body := x.ClientRequest.BodyBytes()
+	top, te := translate.ScanTopLevel(x.Client.Protocol, body)
+	if te != nil {
+		r.fail("client_request", "cannot be scanned: "+te.Error())
+		return
 	}
-	if r.askedUsage() {
-		if body, err = sjson.SetBytes(body, "stream_options.include_usage", true); err != nil {
-			r.fail("backend_request", err.Error())
-			return
-		}
+	backendModel := cmp(b.BackendModel, b.Model)
+	if top.ModelInURL {
+		backendModel = b.Model // renamed in the URL, not in the body
 	}
-	if b.MaxTokens > 0 {
-		for _, key := range [...]string{"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig.maxOutputTokens"} {
-			if v := gjson.GetBytes(body, key); v.Type == gjson.Number && v.Int() > int64(b.MaxTokens) {
-				body, _ = sjson.SetBytes(body, key, b.MaxTokens)
-			}
-		}
+	out, _, te := translate.PassthroughBody(body, &top, b.Model, backendModel, b.MaxTokens, r.askedUsage())
+	if te != nil {
+		r.fail("backend_request", te.Error())
+		return
 	}
-	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), body)
+	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), out)
 }
 
-// askedUsage reports whether louter asked a passthrough OpenAI Chat stream
-// for its usage on its own (a limit or a price applied): the backend
-// request asks for it, the client's does not. The client then did not get
-// the usage chunk.
+// askedUsage reports whether louter asked a passthrough stream for its
+// usage on its own (a limit or a price applied, and the protocol reports
+// usage only when asked: OpenAI Chat's stream_options.include_usage): the
+// backend request asks for it, the client's does not. The client then did
+// not get the usage chunk.
 func (r *replayer) askedUsage() bool {
 	const key = "stream_options.include_usage"
-	return r.x.Client.Protocol == translate.ProtocolOpenAIChat &&
-		gjson.GetBytes(r.x.BackendRequest.BodyBytes(), key).Type == gjson.True &&
+	return gjson.GetBytes(r.x.BackendRequest.BodyBytes(), key).Type == gjson.True &&
 		gjson.GetBytes(r.x.ClientRequest.BodyBytes(), key).Type != gjson.True
 }
 
@@ -288,13 +264,8 @@ func (r *replayer) translateResponse() (int, []byte, []Event) {
 	br, cr := r.x.BackendResponse, r.x.ClientResponse
 	req := r.clientReq
 	if br.Status >= 300 {
-		e := r.backend.DecodeError(br.Status, br.BodyBytes())
-		if br.Status < 400 {
-			e = translate.NewError(http.StatusBadGateway, "louter: the backend answered with status "+strconv.Itoa(br.Status))
-		}
-		return r.errorAnswer(e)
+		return r.errorAnswer(r.t.DecodeError(br.Status, br.BodyBytes()))
 	}
-	cfg := dialect.DialectConfig{Dialect: translate.ToolNaming(r.x.Backend.Protocol, r.x.Backend.Dialect), Request: req}
 	// A Gemini client without alt=sse gets its stream as a JSON array,
 	// recorded whole as the body.
 	jsonArray := req.Stream && len(cr.Events) == 0 && cr.Status < 300
@@ -303,10 +274,9 @@ func (r *replayer) translateResponse() (int, []byte, []Event) {
 		out = &stream.JSONArrayOutput{}
 	}
 	if len(br.Events) > 0 || isEventStream(first(br.Header["Content-Type"])) {
-		dec := dialect.NewDialectDecoder(r.backend.NewStreamDecoder(), cfg)
 		if !req.Stream {
 			var acc translate.Accumulator
-			tc := stream.NewTranscoder(&stream.SSEParser{}, dec, discard{}, out)
+			tc := r.t.NewEventTranscoder(out)
 			tc.Observe = acc.Add
 			r.feed(tc)
 			resp, e := acc.Result()
@@ -315,28 +285,19 @@ func (r *replayer) translateResponse() (int, []byte, []Event) {
 			}
 			return r.encodeResponse(resp)
 		}
-		tc := stream.NewTranscoder(&stream.SSEParser{}, dec, r.client.NewStreamEncoder(req), out)
-		var all []byte
-		all = append(all, r.feed(tc)...)
-		return r.streamAnswer(all, jsonArray)
+		return r.streamAnswer(r.feed(r.t.NewStreamTranscoder(out)), jsonArray)
 	}
 	if r.x.Error == ErrBackendCut {
 		return r.errorAnswer(errIncomplete) // a buffered answer cut short
 	}
-	resp, err := r.backend.DecodeResponse(br.BodyBytes())
+	resp, err := r.t.DecodeResponse(br.BodyBytes())
 	if err != nil {
-		return r.errorAnswer(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be decoded: "+err.Error()))
+		return r.errorAnswer(stream.BadResponse(err))
 	}
-	resp = dialect.DialectResponse(resp, cfg)
 	if !req.Stream {
 		return r.encodeResponse(resp)
 	}
-	enc := r.client.NewStreamEncoder(req)
-	events := translate.ResponseEvents(nil, resp)
-	for i := range events {
-		enc.Encode(out, &events[i])
-	}
-	stream.EndOutput(out)
+	r.t.EncodeStream(out, resp)
 	return r.streamAnswer(out.Bytes(), jsonArray)
 }
 
@@ -357,13 +318,14 @@ func (r *replayer) feed(tc *stream.Transcoder) []byte {
 }
 
 func (r *replayer) errorAnswer(e *translate.Error) (int, []byte, []Event) {
-	return translate.ClientStatus(r.client.Protocol(), e), r.client.EncodeError(e), nil
+	status, body := r.t.ErrorAnswer(e)
+	return status, body, nil
 }
 
 func (r *replayer) encodeResponse(resp *translate.Response) (int, []byte, []Event) {
-	body, err := r.client.EncodeResponse(resp, r.clientReq)
+	body, err := r.t.EncodeResponse(resp)
 	if err != nil {
-		return r.errorAnswer(translate.NewError(http.StatusBadGateway, "louter: the backend's response cannot be translated: "+err.Error()))
+		return r.errorAnswer(stream.UntranslatableResponse(err))
 	}
 	return http.StatusOK, body, nil
 }
@@ -444,8 +406,3 @@ func first(v []string) string {
 	}
 	return v[0]
 }
-
-// discard is the stream encoder of an accumulating transcoder.
-type discard struct{}
-
-func (discard) Encode(translate.FrameWriter, *translate.Event) {}

@@ -23,7 +23,7 @@ type PassWatcher struct {
 	framer Framer
 	sse    *SSEParser       // framer, when the stream is SSE
 	array  *JSONArrayParser // framer, when it is a streamed JSON array
-	watch  *translate.StreamWatch
+	watch  translate.StreamWatch
 
 	held    []byte  // the bytes after the last event boundary, not yet forwarded
 	joined  *[]byte // held bytes followed by the current chunk, lent from a pool (output_pool.go)

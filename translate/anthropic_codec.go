@@ -17,6 +17,29 @@ func init() { Register(anthropicCodec{}) }
 // Protocol implements Codec.
 func (anthropicCodec) Protocol() Protocol { return ProtocolAnthropic }
 
+// InputUsageEarly implements UsageTimingCodec: an Anthropic client's
+// stream announces the input tokens in its first event, message_start,
+// which Claude Code's context meter reads.
+func (anthropicCodec) InputUsageEarly() bool { return true }
+
+// InputUsageAtStart implements UsageTimingCodec: an Anthropic backend's
+// stream always reports the input tokens in message_start.
+func (anthropicCodec) InputUsageAtStart() bool { return true }
+
+// TopLevelRules implements TopLevelCodec.
+func (anthropicCodec) TopLevelRules() *TopLevelRules { return &anthTopLevel }
+
+// anthTopLevel: the Messages API's model, stream and max_tokens, its
+// system prompt and conversation, and its wording of a repeated member.
+var anthTopLevel = TopLevelRules{
+	ActedOn:  []string{"model", "stream", "max_tokens"},
+	System:   "system",
+	Messages: "messages",
+	Duplicate: func(key string) *Error {
+		return anthBadParam(key, key+": duplicate key in the request body; send each field once")
+	},
+}
+
 // NewStreamDecoder implements Codec.
 func (anthropicCodec) NewStreamDecoder() StreamDecoder { return &anthropicStreamDecoder{} }
 

@@ -3,6 +3,7 @@ package translate
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -144,4 +145,42 @@ func (anthropicCodec) EncodeError(e *Error) []byte {
 		e = &Error{Status: http.StatusInternalServerError, Kind: ErrAPI, Message: "internal error"}
 	}
 	return appendAnthError(nil, e)
+}
+
+// ClientOverflow implements OverflowCodec: Anthropic reports an overflow as
+// an invalid request whose message gives both figures, which Claude Code
+// reads to compact the conversation (anthOverflowMessage).
+func (anthropicCodec) ClientOverflow(e *Error) *Error {
+	c := overflowInvalid(e)
+	c.Code, c.Param = "", ""
+	c.Message = anthOverflowMessage(e.Message, e.PromptTokens, e.ContextLimit)
+	return c
+}
+
+// OverflowWorded implements OverflowCodec.
+func (anthropicCodec) OverflowWorded(e *Error) bool {
+	return strings.HasPrefix(e.Message, "prompt is too long")
+}
+
+// anthOverflowMessage is Anthropic's wording, the one Claude Code parses
+// (/prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/). A figure the
+// upstream left out is replaced by the bound the other implies: a prompt
+// over an M-token window has at least M+1 tokens (also when vLLM counts only
+// the input, which fits but leaves no room for max_tokens). With neither known the
+// message still starts as Anthropic's, which is what Claude Code tests
+// first, and keeps the upstream's words.
+func anthOverflowMessage(upstream string, n, m int) string {
+	switch {
+	case n > m && m > 0:
+	case m > 0:
+		n = m + 1
+	case n > 1:
+		m = n - 1
+	default:
+		if strings.HasPrefix(strings.ToLower(upstream), "prompt is too long") {
+			return upstream
+		}
+		return "prompt is too long: " + upstream
+	}
+	return "prompt is too long: " + strconv.Itoa(n) + " tokens > " + strconv.Itoa(m) + " maximum"
 }

@@ -71,6 +71,137 @@ type FrameWriter interface {
 	WriteFrame(name string, data []byte)
 }
 
+// Optional interfaces.
+//
+// Codec is what every protocol must do. What only some protocols do
+// differently — and what shared code in this package would otherwise
+// decide by switching on the protocol's name — a codec says by
+// implementing one of the interfaces below. Shared code finds them on the
+// codec registered for a protocol (Lookup, then a type assertion; never on
+// a codec value it was handed, which may be a wrapper), and a codec that
+// does not implement one gets the default its documentation states. So a
+// protocol whose codec is registered from elsewhere (a test's fake codec)
+// works with every shared code path without a line changed here, and a
+// codec's answers live in its own files.
+//
+// Like Codec, the methods are safe for concurrent use and keep no state
+// between calls.
+
+// WatchCodec is a codec that can follow a stream of its protocol passed to
+// a client untouched, without decoding it (StreamWatch, NewStreamWatch).
+//
+// Default: the codec's own stream decoder judges the stream. Every event
+// is decoded; the stream is complete at the first EventMessageStop, ends
+// with the backend's error at the first EventError, and reports the usage
+// of the latest event that carried one. Such a watch never finds an event
+// malformed: the decoder turns what it cannot read into an error event.
+type WatchCodec interface {
+	// NewStreamWatch returns a new watch for one stream of the codec's
+	// protocol. It never returns nil.
+	NewStreamWatch() StreamWatch
+}
+
+// TopLevelCodec is a codec whose request bodies ScanTopLevel reads by
+// rules of their own (TopLevelRules).
+//
+// Default: the "model" and "stream" members are read, in the body, and
+// may not repeat; the output limits are located under their OpenAI and
+// Anthropic names; no system prompt or conversation is located; and a
+// repeated member gets a 400 in the words of OpenAI's errors ("Duplicate
+// key 'model' in the request body; send each field once.", code
+// duplicate_key).
+type TopLevelCodec interface {
+	// TopLevelRules returns the protocol's rules. The result is shared
+	// and read by concurrent scans: neither the codec nor the caller
+	// modifies it.
+	TopLevelRules() *TopLevelRules
+}
+
+// OverflowCodec is a codec whose clients expect a context overflow
+// (ErrContextOverflow) worded their protocol's way: an agent compacts its
+// conversation only when it recognises the error (context_overflow.go).
+//
+// Default: the wording of OpenAI and the OpenAI-compatible servers, which
+// most clients recognise: an invalid-request error with code
+// context_length_exceeded, param "messages", and, when both figures are
+// known, "This model's maximum context length is M tokens. However, your
+// messages resulted in N tokens. ..."; an overflow is worded so when its
+// code is context_length_exceeded.
+type OverflowCodec interface {
+	// ClientOverflow returns e, a context overflow (e.Kind is
+	// ErrContextOverflow), as the protocol's own invalid-request error
+	// (Kind ErrInvalidRequest, status 400) with its message, code and
+	// param. It returns a new Error and does not modify e.
+	ClientOverflow(e *Error) *Error
+	// OverflowWorded reports whether e, a context overflow decoded from a
+	// backend of the protocol, already reads as the protocol's clients
+	// expect, so that an error passed on untranslated needs no rewording.
+	OverflowWorded(e *Error) bool
+}
+
+// StatusCodec is a codec whose clients are answered some errors with
+// another HTTP status than the error's own (ClientStatus).
+//
+// Default: the error's own status.
+type StatusCodec interface {
+	// ClientStatus returns the status a client of the protocol is
+	// answered with for e; status is the one e implies (e.Status, or
+	// StatusForKind(e.Kind) when e.Status is not an error status).
+	ClientStatus(status int, e *Error) int
+}
+
+// ToolNamingCodec is a codec whose backends accept other tool names, or
+// need their answers parsed otherwise, than the default (ToolNaming).
+//
+// Default: &Dialect{KeepToolIDs: true, ToolCalls: ToolCallsNative,
+// Reasoning: ReasoningFormatFields}: names are held to
+// ^[a-zA-Z0-9_-]{1,64}$, tool call ids are kept, and the dialect decoder
+// parses nothing out of the text.
+type ToolNamingCodec interface {
+	// BackendToolNaming returns the Dialect that governs tool names for a
+	// backend of the protocol configured without a dialect. It returns a
+	// new Dialect on each call, which the caller may keep.
+	BackendToolNaming() *Dialect
+}
+
+// UsageTimingCodec is a codec whose streams report the input tokens
+// before their end, which decides whether a translated stream needs them
+// estimated up front (TranslateRequest, Request.InputTokensEstimate).
+//
+// Default: both false: the protocol's streams report usage at their end,
+// and a client of it needs no estimate.
+type UsageTimingCodec interface {
+	// InputUsageEarly reports whether the protocol's client streams tell
+	// the input tokens before the end (Anthropic's message_start, Gemini's
+	// usageMetadata on every chunk): when the backend does not report
+	// them at its start, its client stream announces an estimate.
+	InputUsageEarly() bool
+	// InputUsageAtStart reports whether the protocol's backend streams
+	// always report the input tokens in their first event (Anthropic's
+	// message_start): a client of another protocol then needs no
+	// estimate.
+	InputUsageAtStart() bool
+}
+
+// DialectCodec is a codec whose request encoder can apply one backend's
+// Dialect (BackendCodec).
+//
+// Default: the registered codec serves every backend of the protocol; a
+// dialect only governs tool names (ToolNaming) and the response side
+// (package stream's DialectDecoder).
+type DialectCodec interface {
+	// WithDialect returns a codec of the same protocol whose request
+	// encoder applies d. d is not modified and may be kept.
+	WithDialect(d *Dialect) Codec
+}
+
+// codecAs returns the codec registered for p as the optional interface T,
+// and whether it implements it.
+func codecAs[T any](p Protocol) (T, bool) {
+	t, ok := codecs[p].(T)
+	return t, ok
+}
+
 var codecs = map[Protocol]Codec{}
 
 // Register makes a codec available through Lookup. It is called from the

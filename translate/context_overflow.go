@@ -118,73 +118,56 @@ func overflowParse(msg string) (prompt, limit int) {
 	return 0, 0
 }
 
-// forClient returns e as protocol p words it: an overflow becomes that
-// protocol's own invalid-request error, with its message and code; other
-// errors are returned as they are.
+// forClient returns e as protocol p's clients expect it: an overflow
+// becomes p's own invalid-request error, worded by p's codec
+// (OverflowCodec) or, by default, as OpenAI-compatible servers word it
+// (overflowOpenAI); other errors are returned as they are.
 func (e *Error) forClient(p Protocol) *Error {
 	if e == nil || e.Kind != ErrContextOverflow {
 		return e
 	}
+	if c, ok := codecAs[OverflowCodec](p); ok {
+		return c.ClientOverflow(e)
+	}
+	return overflowOpenAI(e, "messages")
+}
+
+// overflowInvalid is the copy of the overflow e that a client's wording
+// starts from: an invalid request, as every provider reports it.
+func overflowInvalid(e *Error) *Error {
 	c := *e
 	c.Kind, c.Status = ErrInvalidRequest, http.StatusBadRequest
-	n, m := e.PromptTokens, e.ContextLimit
-	switch p {
-	case ProtocolAnthropic:
-		c.Code, c.Param = "", ""
-		c.Message = anthOverflowMessage(e.Message, n, m)
-	case ProtocolGemini:
-		c.Code, c.Param = "", ""
-		if n > 0 && m > 0 {
-			c.Message = "The input token count (" + strconv.Itoa(n) + ") exceeds the maximum number of tokens allowed (" + strconv.Itoa(m) + ")."
-		}
-	default: // OpenAI Chat and Responses
-		c.Code = "context_length_exceeded"
-		c.Param = "messages"
-		if p == ProtocolOpenAIResponses {
-			c.Param = "input"
-		}
-		if n > 0 && m > 0 && !strings.Contains(e.Message, "maximum context length") {
-			c.Message = "This model's maximum context length is " + strconv.Itoa(m) + " tokens. However, your messages resulted in " + strconv.Itoa(n) + " tokens. Please reduce the length of the messages."
-		}
-	}
 	return &c
 }
 
-// anthOverflowMessage is Anthropic's wording, the one Claude Code parses
-// (/prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)/). A figure the
-// upstream left out is replaced by the bound the other implies: a prompt
-// over an M-token window has at least M+1 tokens (also when vLLM counts only
-// the input, which fits but leaves no room for max_tokens). With neither known the
-// message still starts as Anthropic's, which is what Claude Code tests
-// first, and keeps the upstream's words.
-func anthOverflowMessage(upstream string, n, m int) string {
-	switch {
-	case n > m && m > 0:
-	case m > 0:
-		n = m + 1
-	case n > 1:
-		m = n - 1
-	default:
-		if strings.HasPrefix(strings.ToLower(upstream), "prompt is too long") {
-			return upstream
-		}
-		return "prompt is too long: " + upstream
+// overflowOpenAI is the overflow e as OpenAI words it, and the
+// OpenAI-compatible servers after it (vLLM, OpenRouter, llama.cpp's
+// OpenAI endpoint): code context_length_exceeded on param, and OpenAI's
+// message when both figures are known and the upstream's does not read so
+// already.
+func overflowOpenAI(e *Error, param string) *Error {
+	c := overflowInvalid(e)
+	c.Code, c.Param = "context_length_exceeded", param
+	if n, m := e.PromptTokens, e.ContextLimit; n > 0 && m > 0 && !strings.Contains(e.Message, "maximum context length") {
+		c.Message = "This model's maximum context length is " + strconv.Itoa(m) + " tokens. However, your messages resulted in " + strconv.Itoa(n) + " tokens. Please reduce the length of the messages."
 	}
-	return "prompt is too long: " + strconv.Itoa(n) + " tokens > " + strconv.Itoa(m) + " maximum"
+	return c
 }
 
+// overflowWordedOpenAI reports whether the overflow e reads as OpenAI's
+// clients expect: they go by the code.
+func overflowWordedOpenAI(e *Error) bool { return e.Code == "context_length_exceeded" }
+
 // OverflowWordedFor reports whether e, an overflow decoded from a backend
-// of protocol p, already says so as p's clients expect: an error passed on
-// untranslated then needs no rewording. It is false for any other error.
+// of protocol p, already says so as p's clients expect (OverflowCodec): an
+// error passed on untranslated then needs no rewording. It is false for
+// any other error.
 func (e *Error) OverflowWordedFor(p Protocol) bool {
 	if e == nil || e.Kind != ErrContextOverflow {
 		return false
 	}
-	switch p {
-	case ProtocolAnthropic:
-		return strings.HasPrefix(e.Message, "prompt is too long")
-	case ProtocolGemini:
-		return strings.Contains(e.Message, "input token count")
+	if c, ok := codecAs[OverflowCodec](p); ok {
+		return c.OverflowWorded(e)
 	}
-	return e.Code == "context_length_exceeded"
+	return overflowWordedOpenAI(e)
 }

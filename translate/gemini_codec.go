@@ -34,6 +34,42 @@ func init() { Register(geminiCodec{}) }
 // Protocol implements Codec.
 func (geminiCodec) Protocol() Protocol { return ProtocolGemini }
 
+// BackendToolNaming implements ToolNamingCodec: Gemini's character set for
+// tool names (letters, digits, _ . : -, starting with a letter or an
+// underscore), client ids kept, nothing parsed out of the text.
+func (geminiCodec) BackendToolNaming() *Dialect {
+	return &Dialect{KeepToolIDs: true, ToolCalls: ToolCallsNative, Reasoning: ReasoningFormatFields, geminiNames: true}
+}
+
+// InputUsageEarly implements UsageTimingCodec: a Gemini client's stream
+// carries usageMetadata on every chunk, the first one included.
+func (geminiCodec) InputUsageEarly() bool { return true }
+
+// InputUsageAtStart implements UsageTimingCodec: Gemini servers report
+// usage on some chunks, on every one, or only on the last.
+func (geminiCodec) InputUsageAtStart() bool { return false }
+
+// TopLevelRules implements TopLevelCodec.
+func (geminiCodec) TopLevelRules() *TopLevelRules { return &geminiTopLevel }
+
+// geminiTopLevel: the model and the stream mode are in the URL; the output
+// limit is generationConfig.maxOutputTokens. Gemini's JSON mapping reads
+// snake_case names as their camelCase, so both spellings count as one
+// member.
+var geminiTopLevel = TopLevelRules{
+	ActedOn:       []string{"generationConfig"},
+	System:        "systemInstruction",
+	Messages:      "contents",
+	InURL:         true,
+	Name:          geminiCamel,
+	Config:        "generationConfig",
+	ConfigLimit:   "maxOutputTokens",
+	ConfigLimitAt: LimitGeminiMaxOutput,
+	Duplicate: func(key string) *Error {
+		return geminiBadRequest(key, "Invalid JSON payload received. Duplicate field %q (%s).", geminiSnake(key), "send each field once")
+	},
+}
+
 // NewStreamDecoder implements Codec.
 func (geminiCodec) NewStreamDecoder() StreamDecoder { return &geminiStreamDecoder{} }
 

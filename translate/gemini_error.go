@@ -2,6 +2,8 @@ package translate
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -153,4 +155,31 @@ func geminiAppendError(b []byte, e *Error) []byte {
 		b = append(b, "}]}]"...)
 	}
 	return append(b, "}}"...)
+}
+
+// ClientOverflow implements OverflowCodec: Gemini's own wording, which
+// Gemini CLI recognises, when both figures are known; the upstream's
+// message otherwise.
+func (geminiCodec) ClientOverflow(e *Error) *Error {
+	c := overflowInvalid(e)
+	c.Code, c.Param = "", ""
+	if n, m := e.PromptTokens, e.ContextLimit; n > 0 && m > 0 {
+		c.Message = "The input token count (" + strconv.Itoa(n) + ") exceeds the maximum number of tokens allowed (" + strconv.Itoa(m) + ")."
+	}
+	return c
+}
+
+// OverflowWorded implements OverflowCodec.
+func (geminiCodec) OverflowWorded(e *Error) bool {
+	return strings.Contains(e.Message, "input token count")
+}
+
+// ClientStatus implements StatusCodec: Gemini reports an overloaded model
+// as 503 UNAVAILABLE, never with Anthropic's 529, and Google's SDKs retry
+// on 503 but treat 529 as an unknown failure.
+func (geminiCodec) ClientStatus(status int, _ *Error) int {
+	if status == 529 {
+		return http.StatusServiceUnavailable
+	}
+	return status
 }

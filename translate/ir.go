@@ -1,11 +1,3 @@
-// Package translate holds louter's internal representation (IR) of an LLM
-// chat exchange and one codec per wire protocol. Every codec decodes its
-// protocol into the IR and encodes the IR back into its protocol, so adding a
-// protocol adds one codec and never a pair-specific translator.
-//
-// The package is pure: no I/O, no Caddy, no logging. Whatever a codec has to
-// leave out is recorded on the Request (see Request.Drop) for the caller to
-// log.
 package translate
 
 import "encoding/json"

@@ -24,8 +24,28 @@ func NewOpenAIChatCodec(d *Dialect) Codec { return openAIChatCodec{dialect: d} }
 
 func init() { Register(openAIChatCodec{}) }
 
+// WithDialect implements DialectCodec: NewOpenAIChatCodec(d).
+func (openAIChatCodec) WithDialect(d *Dialect) Codec { return openAIChatCodec{dialect: d} }
+
 // Protocol implements Codec.
 func (openAIChatCodec) Protocol() Protocol { return ProtocolOpenAIChat }
+
+// BackendToolNaming implements ToolNamingCodec: OpenAI's tool name limits,
+// client ids kept, and the tool calls and reasoning an OpenAI-compatible
+// server may leave in the text parsed by the dialect decoder (auto).
+func (openAIChatCodec) BackendToolNaming() *Dialect { return &Dialect{KeepToolIDs: true} }
+
+// TopLevelRules implements TopLevelCodec.
+func (openAIChatCodec) TopLevelRules() *TopLevelRules { return &oaiTopLevel }
+
+// oaiTopLevel: Chat Completions' model and stream, both its output limits,
+// and stream_options, where a stream asks for its usage (a Chat stream
+// reports usage only when asked); the system prompt is a message.
+var oaiTopLevel = TopLevelRules{
+	ActedOn:    []string{"model", "stream", "max_tokens", "max_completion_tokens", "stream_options"},
+	Messages:   "messages",
+	UsageOptIn: true,
+}
 
 // oaiNow is the clock behind the "created" field; tests replace it.
 var oaiNow = time.Now

@@ -191,3 +191,10 @@ func oaiSnippetN(body []byte, max int) string {
 	}
 	return s
 }
+
+// ClientOverflow implements OverflowCodec: OpenAI's wording, which Codex
+// and the OpenAI SDKs recognise by its code.
+func (openAIChatCodec) ClientOverflow(e *Error) *Error { return overflowOpenAI(e, "messages") }
+
+// OverflowWorded implements OverflowCodec.
+func (openAIChatCodec) OverflowWorded(e *Error) bool { return overflowWordedOpenAI(e) }

@@ -106,17 +106,12 @@ var oaiDroppedFields = map[string]string{
 }
 
 func (d *oaiRequestDecoder) decode() *Error {
-	data := d.data
-	i := jsonSkipSpace(data, 0)
-	if d.kindAt(i) != jsonObject {
-		if _, end, ok := jsonScanValue(data, i); ok && jsonScanTail(data, end) {
-			return BadRequest("request body must be a JSON object")
-		}
-		return BadRequest("request body is not valid JSON")
-	}
 	// model and messages: the first member of the name, as gjson's Get.
 	var model, messages jsonSpan
-	m := d.members(i)
+	m, e := d.bodyMembers()
+	if e != nil {
+		return e
+	}
 	for {
 		key, ok := d.nextMember(&m)
 		if !ok {
@@ -137,8 +132,8 @@ func (d *oaiRequestDecoder) decode() *Error {
 			m.i = d.field(key, m.i)
 		}
 	}
-	if d.bad || !jsonScanTail(data, m.i) {
-		return BadRequest("request body is not valid JSON")
+	if e := d.bodyEnd(&m); e != nil {
+		return e
 	}
 
 	if !model.isString() {

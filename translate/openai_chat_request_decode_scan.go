@@ -308,6 +308,48 @@ func (d *reqScanner) first(dst *jsonSpan, i int) int {
 	return end
 }
 
+// bodyMembers opens the members of the request body, an object; the
+// error is the 400 for a body that is not one (Chat and Responses word it
+// alike).
+func (d *reqScanner) bodyMembers() (jsonMembers, *Error) {
+	i := jsonSkipSpace(d.data, 0)
+	if d.kindAt(i) != jsonObject {
+		if _, end, ok := jsonScanValue(d.data, i); ok && jsonScanTail(d.data, end) {
+			return jsonMembers{}, BadRequest("request body must be a JSON object")
+		}
+		return jsonMembers{}, BadRequest("request body is not valid JSON")
+	}
+	return d.members(i), nil
+}
+
+// bodyEnd is the 400 for a body whose members m read (bodyMembers) turned
+// out not to be valid JSON; nil when they were.
+func (d *reqScanner) bodyEnd(m *jsonMembers) *Error {
+	if d.bad || !jsonScanTail(d.data, m.i) {
+		return BadRequest("request body is not valid JSON")
+	}
+	return nil
+}
+
+// listAt opens the list of member param (tools, functions), the value at
+// data[i]. ok is false when there is no list to read: a null, or a value
+// of another type, which is refused with the other fields' errors; end is
+// then the index after the value.
+func (d *reqScanner) listAt(i int, param string) (a jsonElements, end int, ok bool) {
+	switch d.kindAt(i) {
+	case jsonArray:
+		return jsonOpenArray(d.data, i), i, true
+	case jsonNull:
+		_, end = d.value(i)
+		return a, end, false
+	}
+	v, end := d.value(i)
+	if !d.bad {
+		d.fail(oaiAtFields, oaiInvalidType(param, wantArray, d.result(v)))
+	}
+	return a, end, false
+}
+
 // name returns a member name, unescaped when it holds escapes.
 func (d *reqScanner) name(raw []byte, esc bool) string {
 	if len(raw) == 0 {

@@ -17,19 +17,10 @@ func (d *oaiRequestDecoder) functionAt(i int, f *oaiFunctionScan) int {
 // tools decodes the tools list, the value at data[i], and returns the
 // index after it.
 func (d *oaiRequestDecoder) tools(i int) int {
-	switch d.kindAt(i) {
-	case jsonArray:
-	case jsonNull:
-		_, end := d.value(i)
-		return end
-	default:
-		v, end := d.value(i)
-		if !d.bad {
-			d.fail(oaiAtFields, oaiInvalidType("tools", wantArray, d.result(v)))
-		}
+	a, end, ok := d.listAt(i, "tools")
+	if !ok {
 		return end
 	}
-	a := jsonOpenArray(d.data, i)
 	for j := 0; d.nextElement(&a); j++ {
 		// type, and the first function member, walked in the same pass.
 		var typ jsonSpan
@@ -74,19 +65,10 @@ func (d *oaiRequestDecoder) tools(i int) int {
 // functions decodes the deprecated top-level functions list, the value at
 // data[i], and returns the index after it.
 func (d *oaiRequestDecoder) functions(i int) int {
-	switch d.kindAt(i) {
-	case jsonArray:
-	case jsonNull:
-		_, end := d.value(i)
-		return end
-	default:
-		v, end := d.value(i)
-		if !d.bad {
-			d.fail(oaiAtFields, oaiInvalidType("functions", wantArray, d.result(v)))
-		}
+	a, end, ok := d.listAt(i, "functions")
+	if !ok {
 		return end
 	}
-	a := jsonOpenArray(d.data, i)
 	for j := 0; d.nextElement(&a); j++ {
 		var fn oaiFunctionScan
 		if a.i = d.functionAt(a.i, &fn); d.bad {

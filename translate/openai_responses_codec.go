@@ -33,6 +33,24 @@ func (openAIResponsesCodec) EncodeError(e *Error) []byte {
 	return oaiAppendError(nil, e.forClient(ProtocolOpenAIResponses))
 }
 
+// TopLevelRules implements TopLevelCodec.
+func (openAIResponsesCodec) TopLevelRules() *TopLevelRules { return &respTopLevel }
+
+// respTopLevel: the Responses API's model, stream and max_output_tokens,
+// and its instructions and input.
+var respTopLevel = TopLevelRules{
+	ActedOn:  []string{"model", "stream", "max_output_tokens"},
+	System:   "instructions",
+	Messages: "input",
+}
+
+// ClientOverflow implements OverflowCodec: OpenAI's wording, naming the
+// Responses API's conversation member, input.
+func (openAIResponsesCodec) ClientOverflow(e *Error) *Error { return overflowOpenAI(e, "input") }
+
+// OverflowWorded implements OverflowCodec.
+func (openAIResponsesCodec) OverflowWorded(e *Error) bool { return overflowWordedOpenAI(e) }
+
 // Ids louter makes up: a prefix and 24 random hex digits, the shape the
 // stream tests mask.
 func respNewResponseID() string   { return newID("resp_") }

@@ -92,17 +92,12 @@ func respBadRequest(param, format string, args ...any) *Error {
 }
 
 func (d *respRequestDecoder) decode() *Error {
-	data := d.data
-	i := jsonSkipSpace(data, 0)
-	if d.kindAt(i) != jsonObject {
-		if _, end, ok := jsonScanValue(data, i); ok && jsonScanTail(data, end) {
-			return BadRequest("request body must be a JSON object")
-		}
-		return BadRequest("request body is not valid JSON")
-	}
 	// The members read first: the first of each name, as gjson's Get.
 	var model, prev, conv, background, instructions, input jsonSpan
-	m := d.members(i)
+	m, e := d.bodyMembers()
+	if e != nil {
+		return e
+	}
 	for {
 		key, ok := d.nextMember(&m)
 		if !ok {
@@ -131,8 +126,8 @@ func (d *respRequestDecoder) decode() *Error {
 			m.i = d.field(key, m.i)
 		}
 	}
-	if d.bad || !jsonScanTail(data, m.i) {
-		return BadRequest("request body is not valid JSON")
+	if e := d.bodyEnd(&m); e != nil {
+		return e
 	}
 
 	req := d.req

@@ -16,19 +16,10 @@ type respToolScan [7]jsonSpan
 // string argument, the function and custom tools of a namespace flattened
 // into the list; hosted tools are left out.
 func (d *respRequestDecoder) tools(i int) int {
-	switch d.kindAt(i) {
-	case jsonArray:
-	case jsonNull:
-		_, end := d.value(i)
-		return end
-	default:
-		v, end := d.value(i)
-		if !d.bad {
-			d.fail(oaiAtFields, oaiInvalidType("tools", wantArray, d.result(v)))
-		}
+	a, end, ok := d.listAt(i, "tools")
+	if !ok {
 		return end
 	}
-	a := jsonOpenArray(d.data, i)
 	for j := 0; d.nextElement(&a); j++ {
 		var t respToolScan
 		if a.i = d.pickAt(a.i, t[:], respToolNames...); d.bad {

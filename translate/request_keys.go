@@ -37,15 +37,20 @@ type TopLevel struct {
 	// Open is the index just past the body's opening '{', where a member
 	// can be inserted; 0 when the body is not an object.
 	Open int
+	// ModelInURL says the protocol names the model and the stream mode in
+	// the URL, not in the body (TopLevelRules.InURL): Model, Stream and
+	// ModelAt are never set, and a rename is made in the URL.
+	ModelInURL bool
 
 	// UsageOptIn says the protocol's streams report usage only when the
-	// request asks for it (usageOptIn); StreamOptionsAt is then where the
-	// member that asks is (OpenAI Chat's stream_options), which a request
-	// passed on is edited at when louter needs the usage itself.
+	// request asks for it (TopLevelRules.UsageOptIn); StreamOptionsAt is
+	// then where the member that asks is (OpenAI Chat's stream_options),
+	// which a request passed on is edited at when louter needs the usage
+	// itself.
 	UsageOptIn      bool
 	StreamOptionsAt Span
 
-	genDup bool // generationConfig repeats maxOutputTokens
+	configDup bool // the config object repeats its limit (TopLevelRules.Config)
 }
 
 // Span locates a member's value in the body: body[Start:End] is the raw
@@ -71,37 +76,71 @@ const (
 // LimitNames are the members of each Limit, as a path (for messages).
 var LimitNames = [LimitCount]string{"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig.maxOutputTokens"}
 
-// actedOn lists, per protocol, the top-level members louter acts on: it
-// routes by the model, answers as the stream member says and caps the
-// output limit. Spellings of one member share a name's slot (Gemini reads
-// generationConfig and generation_config alike).
-var actedOn = map[Protocol][]string{
-	ProtocolAnthropic:       {"model", "stream", "max_tokens"},
-	ProtocolOpenAIChat:      {"model", "stream", "max_tokens", "max_completion_tokens", "stream_options"},
-	ProtocolOpenAIResponses: {"model", "stream", "max_output_tokens"},
-	ProtocolGemini:          {"generationConfig"},
+// TopLevelRules say how ScanTopLevel reads the request bodies of one
+// protocol (TopLevelCodec). The zero value reads no member at all; a codec
+// without rules gets defaultTopLevel.
+type TopLevelRules struct {
+	// ActedOn are the top-level members louter acts on: it routes by the
+	// model, answers as the stream member says and caps the output
+	// limit. A body that repeats one is refused. At most 8; spelled as
+	// Name returns them.
+	ActedOn []string
+	// System and Messages name the members holding the system prompt and
+	// the conversation (TopLevel.SystemAt, MessagesAt); "" when the
+	// protocol has no such member.
+	System, Messages string
+	// InURL says the model and the stream mode are in the URL, not in the
+	// body (Gemini): the "model" and "stream" members are not read.
+	InURL bool
+	// UsageOptIn says the protocol's streams report usage only when the
+	// request asks, in its "stream_options" member (OpenAI Chat's
+	// stream_options.include_usage); TopLevel.StreamOptionsAt is then
+	// located.
+	UsageOptIn bool
+	// Name, when set, maps a member name (its escapes undone) onto the
+	// spelling the other fields use, before it is compared: Gemini reads
+	// generationConfig and generation_config alike. Nil: names as sent.
+	Name func(string) string
+	// Config, when set, is a member whose object value holds an output
+	// limit, ConfigLimit, located as TopLevel.LimitsAt[ConfigLimitAt]
+	// (Gemini's generationConfig.maxOutputTokens); a repeat of it is
+	// refused as a repeat of "Config.ConfigLimit". Names inside go through
+	// Name too.
+	Config, ConfigLimit string
+	ConfigLimitAt       Limit
+	// Duplicate is the 400 for a member sent twice, in the protocol's
+	// words; key is the member's path. Nil: duplicateKeyDefault.
+	Duplicate func(key string) *Error
 }
 
-// usageOptIn lists the protocols whose streams report usage only when the
-// request asks: an OpenAI Chat stream ends with a chunk of usage (and no
-// choices) only with stream_options.include_usage. The others always
-// report it (Anthropic's message_start and message_delta, the Responses
-// API's response.completed, Gemini's usageMetadata).
-var usageOptIn = map[Protocol]bool{
-	ProtocolOpenAIChat: true,
+// defaultTopLevel are the rules of a protocol whose codec has none
+// (TopLevelCodec): the model and stream members, in the body.
+var defaultTopLevel = TopLevelRules{ActedOn: []string{"model", "stream"}}
+
+// topLevelRules returns protocol p's rules.
+func topLevelRules(p Protocol) *TopLevelRules {
+	if c, ok := codecAs[TopLevelCodec](p); ok {
+		return c.TopLevelRules()
+	}
+	return &defaultTopLevel
 }
 
-// turnMembers are, per protocol, the members holding the system prompt and
-// the conversation (TopLevel.SystemAt, MessagesAt).
-var turnMembers = map[Protocol][2]string{
-	ProtocolAnthropic:       {"system", "messages"},
-	ProtocolOpenAIChat:      {"", "messages"},
-	ProtocolOpenAIResponses: {"instructions", "input"},
-	ProtocolGemini:          {"systemInstruction", "contents"},
+// duplicate is the 400 for a repeat of the member at path key.
+func (r *TopLevelRules) duplicate(key string) *Error {
+	if r.Duplicate != nil {
+		return r.Duplicate(key)
+	}
+	return duplicateKeyDefault(key)
 }
 
-// defaultActedOn is actedOn for a protocol it does not list.
-var defaultActedOn = []string{"model", "stream"}
+// duplicateKeyDefault is the 400 for a repeated member in the words of
+// OpenAI's invalid-request errors, with code duplicate_key: the protocols
+// without wording of their own get it.
+func duplicateKeyDefault(key string) *Error {
+	e := BadRequest(fmt.Sprintf("Duplicate key '%s' in the request body; send each field once.", key))
+	e.Param, e.Code = key, "duplicate_key"
+	return e
+}
 
 // errNotJSON is the answer to a body that is not valid JSON.
 func errNotJSON() *Error { return BadRequest("louter: the request body is not valid JSON") }
@@ -126,9 +165,13 @@ func errNotJSON() *Error { return BadRequest("louter: the request body is not va
 // escapes are undone before comparing ("mod\u0065l" is "model"). Inside
 // Gemini's generationConfig the same holds for maxOutputTokens.
 //
+// What the members of protocol p are called, and which ones it acts on,
+// are p's codec's rules (TopLevelCodec, TopLevelRules).
+//
 // What it returns holds no reference to body.
 func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
-	var top TopLevel
+	rules := topLevelRules(p)
+	top := TopLevel{ModelInURL: rules.InURL}
 	i := jsonSkipSpace(body, 0)
 	if i >= len(body) {
 		return top, errNotJSON()
@@ -144,11 +187,8 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 		return top, nil
 	}
 	top.Open = i + 1
-	top.UsageOptIn = usageOptIn[p]
-	keys, ok := actedOn[p]
-	if !ok {
-		keys = defaultActedOn
-	}
+	top.UsageOptIn = rules.UsageOptIn
+	keys := rules.ActedOn
 	var seen uint8 // one bit per entry of keys
 	var scratch []byte
 	// A repeated member and invalid UTF-8 are reported once the whole
@@ -166,31 +206,31 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 			badText = errNotUTF8(body, cap(body)-cap(raw), "", fmt.Sprintf("the name of member %q", raw))
 		}
 		name := memberName(raw, esc, &scratch)
-		if p == ProtocolGemini {
-			name = geminiCamel(name)
+		if rules.Name != nil {
+			name = rules.Name(name)
 		}
 		for k, key := range keys {
 			if name != key {
 				continue
 			}
 			if seen&(1<<k) != 0 && dup == nil {
-				dup = duplicateKey(p, key)
+				dup = rules.duplicate(key)
 			}
 			seen |= 1 << k
 			break
 		}
 		start := m.i
-		if p == ProtocolGemini && name == "generationConfig" && m.peek() == jsonObject {
-			// Walked here, to find maxOutputTokens; the decoder reports
-			// a generationConfig of another type.
-			if !scanGenerationConfig(&m, &top) {
+		if rules.Config != "" && name == rules.Config && m.peek() == jsonObject {
+			// Walked here, to find the limit; the decoder reports a
+			// config of another type.
+			if !scanConfigLimit(&m, &top, rules) {
 				return top, errNotJSON()
 			}
 			if badText == nil {
 				badText = checkUTF8(body, start, m.i, name)
 			}
-			if top.genDup && dup == nil {
-				dup = duplicateKey(ProtocolGemini, "generationConfig.maxOutputTokens")
+			if top.configDup && dup == nil {
+				dup = rules.duplicate(rules.Config + "." + rules.ConfigLimit)
 			}
 			continue
 		}
@@ -203,13 +243,26 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 		}
 		at := Span{start, m.i}
 		val := body[start:m.i]
+		switch {
+		case name == "":
+		case name == rules.System:
+			if !top.SystemAt.Found() {
+				top.SystemAt = at
+			}
+			continue
+		case name == rules.Messages:
+			if !top.MessagesAt.Found() {
+				top.MessagesAt = at
+			}
+			continue
+		}
 		switch name {
 		case "model":
-			if p != ProtocolGemini { // Gemini's model is in the URL
+			if !rules.InURL {
 				top.Model, top.ModelAt = smallResult(val), at
 			}
 		case "stream":
-			if p != ProtocolGemini {
+			if !rules.InURL {
 				top.Stream = smallResult(val)
 			}
 		case "metadata":
@@ -220,14 +273,6 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 			} else {
 				top.PromptCacheKey = gjson.Result{}
 			}
-		case "system", "instructions", "systemInstruction":
-			if name == turnMembers[p][0] && !top.SystemAt.Found() {
-				top.SystemAt = at
-			}
-		case "messages", "input", "contents":
-			if name == turnMembers[p][1] && !top.MessagesAt.Found() {
-				top.MessagesAt = at
-			}
 		case "stream_options":
 			if top.UsageOptIn {
 				top.StreamOptionsAt = at
@@ -237,9 +282,7 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 		case "max_completion_tokens":
 			top.setLimit(LimitMaxCompletionTokens, at)
 		case "max_output_tokens":
-			if p != ProtocolGemini {
-				top.setLimit(LimitMaxOutputTokens, at)
-			}
+			top.setLimit(LimitMaxOutputTokens, at)
 		}
 	}
 	if m.bad || !jsonScanTail(body, m.i) {
@@ -312,10 +355,10 @@ func smallResult(raw []byte) gjson.Result {
 	return gjson.Parse(string(raw))
 }
 
-// scanGenerationConfig walks a Gemini generationConfig object whose value
-// starts at m.i, locating maxOutputTokens and noting a repeat of it, in
-// either spelling. It is false when the object is not valid JSON.
-func scanGenerationConfig(m *jsonMembers, top *TopLevel) bool {
+// scanConfigLimit walks the config object (TopLevelRules.Config) whose
+// value starts at m.i, locating its output limit and noting a repeat of
+// it. It is false when the object is not valid JSON.
+func scanConfigLimit(m *jsonMembers, top *TopLevel, rules *TopLevelRules) bool {
 	g := jsonOpenObject(m.data, m.i)
 	var scratch []byte
 	for {
@@ -327,28 +370,19 @@ func scanGenerationConfig(m *jsonMembers, top *TopLevel) bool {
 		if _, ok := g.value(); !ok {
 			return false
 		}
-		if geminiCamel(memberName(raw, esc, &scratch)) != "maxOutputTokens" {
+		name := memberName(raw, esc, &scratch)
+		if rules.Name != nil {
+			name = rules.Name(name)
+		}
+		if name != rules.ConfigLimit {
 			continue
 		}
-		if top.LimitsAt[LimitGeminiMaxOutput].Found() {
-			top.genDup = true
+		if top.LimitsAt[rules.ConfigLimitAt].Found() {
+			top.configDup = true
 			continue
 		}
-		top.LimitsAt[LimitGeminiMaxOutput] = Span{start, g.i}
+		top.LimitsAt[rules.ConfigLimitAt] = Span{start, g.i}
 	}
 	m.i = g.i
 	return !g.bad
-}
-
-// duplicateKey is the 400 for a repeated member, in protocol p's words.
-func duplicateKey(p Protocol, key string) *Error {
-	switch p {
-	case ProtocolAnthropic:
-		return anthBadParam(key, key+": duplicate key in the request body; send each field once")
-	case ProtocolGemini:
-		return geminiBadRequest(key, "Invalid JSON payload received. Duplicate field %q (%s).", geminiSnake(key), "send each field once")
-	}
-	e := oaiBadRequest(key, "Duplicate key '%s' in the request body; send each field once.", key)
-	e.Code = "duplicate_key"
-	return e
 }

@@ -1,10 +1,6 @@
 package translate
 
-import (
-	"bytes"
-
-	"github.com/tidwall/gjson"
-)
+import "bytes"
 
 // WatchVerdict is what a StreamWatch makes of one event of a stream it
 // watches.
@@ -28,83 +24,134 @@ const (
 // event from a broken one, and to read the usage it reports. It is the
 // cheap sibling of a StreamDecoder: each event is validated in one pass of
 // the JSON scanner, and only the few events that carry usage or the
-// response id are read further. One StreamWatch follows one stream.
-type StreamWatch struct {
-	proto    Protocol
+// response id are read further. One StreamWatch follows one stream; it is
+// not safe for concurrent use.
+//
+// The rules of each protocol are its codec's (WatchCodec); they share the
+// validating scan of this file (watchState.open).
+type StreamWatch interface {
+	// Check judges one framed event: its SSE event name ("" when none)
+	// and its data. data is only read during the call.
+	Check(name string, data []byte) WatchVerdict
+	// Complete reports whether the stream, were it to end now, would
+	// have ended properly: its terminal event was seen (or, for OpenAI
+	// Chat and Gemini, a finish reason, after which a server may just
+	// close).
+	Complete() bool
+	// Errored reports whether the stream ended with the backend's own
+	// error: an error event, or a failed response.
+	Errored() bool
+	// UsageOnly reports whether the event last checked carried usage and
+	// no content: the chunk that ends an OpenAI Chat stream asked for its
+	// usage (stream_options.include_usage), with an empty choices array.
+	// A client that did not ask for it may not expect it, so a
+	// passthrough that asked on its behalf leaves it out
+	// (stream.PassWatcher.HideUsageOnly); the usage is read all the same.
+	UsageOnly() bool
+	// Usage returns the latest token counts the stream reported.
+	Usage() (Usage, bool)
+	// Resume prepares enc, a fresh stream encoder of the watched
+	// protocol, to continue the stream the backend began, so that what
+	// it writes next (an error event that ends the stream) fits after
+	// what the client has: it is told the message started (so it writes
+	// no second start), with what the stream announced that the encoder
+	// must repeat (the Responses API's response id and sequence numbers).
+	Resume(enc StreamEncoder)
+}
+
+// NewStreamWatch returns a watch for a stream of protocol p: its codec's
+// (WatchCodec). A codec without one has the stream judged by its stream
+// decoder (see WatchCodec); a protocol without a codec, by the checks all
+// protocols share (an event must be a JSON object; an error ends the
+// stream, a finish reason completes it).
+func NewStreamWatch(p Protocol) StreamWatch {
+	c, ok := Lookup(p)
+	if !ok {
+		return &jsonWatch{}
+	}
+	if wc, ok := c.(WatchCodec); ok {
+		return wc.NewStreamWatch()
+	}
+	return &decodedWatch{dec: c.NewStreamDecoder()}
+}
+
+// watchState is what every protocol's watch keeps, and the checks they
+// share. The codecs' watches embed it.
+type watchState struct {
 	complete bool // the stream may end here without being cut
 	errored  bool // the stream ended with the backend's error
 	// usageOnly: the last event checked carried only usage (UsageOnly).
 	usageOnly bool
 	usage     Usage
 	hasUsage  bool
-	anth      anthUsage // Anthropic reports usage in two parts
-	id        string
-	seq       int64 // the Responses sequence_number the next event takes
-	// geminiUsage is the latest usageMetadata, read only when asked for:
-	// Gemini repeats it on every chunk.
-	geminiUsage []byte
-	// resume skips the members an OpenAI Chat chunk repeats
+	// resume skips the members an event repeats from the one before
 	// (stream_watch_resume.go).
 	resume watchResume
-
-	// dec judges the events of a protocol this file has no rules for
-	// (a codec registered elsewhere): its own stream decoder.
-	dec StreamDecoder
-	evs []Event
 }
 
-// NewStreamWatch returns a watch for a stream of protocol p. A protocol
-// without rules here is judged by its codec's stream decoder: the stream
-// ends at the first stop or error it decodes.
-func NewStreamWatch(p Protocol) *StreamWatch {
-	w := &StreamWatch{proto: p}
-	switch p {
-	case ProtocolAnthropic, ProtocolOpenAIChat, ProtocolOpenAIResponses, ProtocolGemini:
-	default:
-		if c, ok := Lookup(p); ok {
-			w.dec = c.NewStreamDecoder()
-		}
-	}
-	return w
+// Complete implements StreamWatch.
+func (w *watchState) Complete() bool { return w.complete }
+
+// Errored implements StreamWatch.
+func (w *watchState) Errored() bool { return w.errored }
+
+// UsageOnly implements StreamWatch.
+func (w *watchState) UsageOnly() bool { return w.usageOnly }
+
+// Usage implements StreamWatch.
+func (w *watchState) Usage() (Usage, bool) { return w.usage, w.hasUsage }
+
+// Resume implements StreamWatch: the encoder is told the message started.
+func (w *watchState) Resume(enc StreamEncoder) {
+	enc.Encode(discardFrameWriter{}, &Event{Type: EventMessageStart})
 }
 
-// Complete reports whether the stream, were it to end now, would have
-// ended properly: its terminal event was seen (or, for OpenAI Chat and
-// Gemini, a finish reason, after which a server may just close).
-func (w *StreamWatch) Complete() bool { return w.complete }
-
-// Errored reports whether the stream ended with the backend's own error: an
-// error event, or a failed response.
-func (w *StreamWatch) Errored() bool { return w.errored }
-
-// UsageOnly reports whether the event last checked carried usage and no
-// content: the chunk that ends an OpenAI Chat stream asked for its usage
-// (stream_options.include_usage), with an empty choices array. A client
-// that did not ask for it may not expect it, so a passthrough that asked
-// on its behalf leaves it out (stream.PassWatcher.HideUsageOnly); the
-// usage is read all the same.
-func (w *StreamWatch) UsageOnly() bool { return w.usageOnly }
-
-// Usage returns the latest token counts the stream reported.
-func (w *StreamWatch) Usage() (Usage, bool) {
-	if len(w.geminiUsage) > 0 {
-		w.usage, w.hasUsage = geminiDecodeUsage(gjson.ParseBytes(w.geminiUsage)), true
-		w.geminiUsage = w.geminiUsage[:0]
+// open makes the checks every protocol's events share and reads the
+// event's top-level members into top. It returns data with its
+// surrounding space trimmed. done says the verdict is final: an empty data
+// line (skipped, as the decoders skip it), an "error" event or a bare
+// error object (the backend's own error, whatever its shape: the stream
+// ends), or data that is not one JSON object (malformed). Otherwise the
+// protocol's watch judges the event by top.
+func (w *watchState) open(name string, data []byte, top *watchTop) (_ []byte, v WatchVerdict, done bool) {
+	w.usageOnly = false
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return data, WatchContinue, true
 	}
-	return w.usage, w.hasUsage
+	if name == "error" {
+		w.complete, w.errored = true, true
+		return data, WatchEnd, true
+	}
+	if !top.scan(data, &w.resume) {
+		return data, WatchMalformed, true
+	}
+	if top.err {
+		w.complete, w.errored = true, true
+		return data, WatchEnd, true
+	}
+	return data, WatchContinue, false
 }
 
-// Resume prepares enc, a fresh stream encoder of the watched protocol, to
-// continue the stream the backend began, so that what it writes next (an
-// error event that ends the stream) fits after what the client has: it
-// is told the message started, with the response id the stream announced
-// (so it writes no second start), and a Responses encoder numbers its
-// events on from the last sequence_number seen.
-func (w *StreamWatch) Resume(enc StreamEncoder) {
-	enc.Encode(discardFrameWriter{}, &Event{Type: EventMessageStart, ID: w.id})
-	if r, ok := enc.(*respStreamEncoder); ok {
-		r.seq = w.seq
+// finish notes a finish reason, after which a server may just close
+// (OpenAI Chat, Gemini).
+func (w *watchState) finish(top *watchTop) WatchVerdict {
+	if top.finish {
+		w.complete = true
 	}
+	return WatchContinue
+}
+
+// jsonWatch watches a stream of a protocol without a codec.
+type jsonWatch struct{ watchState }
+
+// Check implements StreamWatch.
+func (w *jsonWatch) Check(name string, data []byte) WatchVerdict {
+	var top watchTop
+	if _, v, done := w.open(name, data, &top); done {
+		return v
+	}
+	return w.finish(&top)
 }
 
 // discardFrameWriter drops what an encoder writes.
@@ -112,67 +159,17 @@ type discardFrameWriter struct{}
 
 func (discardFrameWriter) WriteFrame(string, []byte) {}
 
-// Check judges one framed event: its SSE event name ("" when none) and its
-// data. data is only read during the call.
-func (w *StreamWatch) Check(name string, data []byte) WatchVerdict {
-	w.usageOnly = false
-	if w.dec != nil {
-		return w.checkDecoded(name, data)
-	}
-	data = bytes.TrimSpace(data)
-	switch w.proto {
-	case ProtocolOpenAIChat:
-		if string(data) == "[DONE]" {
-			w.complete = true
-			return WatchEnd
-		}
-	case ProtocolAnthropic:
-		if name == "ping" {
-			return WatchContinue // its data is not worth a scan
-		}
-	}
-	if len(data) == 0 {
-		return WatchContinue // an empty data line: the decoders skip it too
-	}
-	if name == "error" {
-		w.complete, w.errored = true, true
-		return WatchEnd // the backend's own in-stream error, whatever its shape
-	}
-	var top watchTop
-	if !top.scan(data, &w.resume) {
-		return WatchMalformed
-	}
-	if top.err {
-		w.complete, w.errored = true, true
-		return WatchEnd // a bare error object (OpenAI Chat, Gemini)
-	}
-	switch w.proto {
-	case ProtocolAnthropic:
-		return w.checkAnthropic(name, data, &top)
-	case ProtocolOpenAIResponses:
-		if top.seq.kind == jsonNumber {
-			if n, ok := jsonSmallInt(top.seq.bytes(data)); ok {
-				w.seq = n + 1
-			}
-		}
-		return w.checkResponses(name, data, &top)
-	case ProtocolOpenAIChat:
-		if top.usage.kind == jsonObject {
-			w.usage, w.hasUsage = oaiDecodeUsage(gjson.ParseBytes(top.usage.bytes(data))), true
-			w.usageOnly = top.noChoices
-		}
-	case ProtocolGemini:
-		if top.usage.kind == jsonObject {
-			w.geminiUsage = append(w.geminiUsage[:0], top.usage.bytes(data)...)
-		}
-	}
-	if top.finish {
-		w.complete = true
-	}
-	return WatchContinue
+// decodedWatch watches a stream of a protocol whose codec has no watch of
+// its own with the codec's stream decoder (WatchCodec's default).
+type decodedWatch struct {
+	watchState
+	dec StreamDecoder
+	evs []Event
 }
 
-func (w *StreamWatch) checkDecoded(name string, data []byte) WatchVerdict {
+// Check implements StreamWatch.
+func (w *decodedWatch) Check(name string, data []byte) WatchVerdict {
+	w.usageOnly = false
 	w.evs = w.dec.Decode(w.evs[:0], name, data)
 	for i := range w.evs {
 		ev := &w.evs[i]
@@ -183,51 +180,6 @@ func (w *StreamWatch) checkDecoded(name string, data []byte) WatchVerdict {
 			w.complete, w.errored = true, ev.Type == EventError
 			return WatchEnd
 		}
-	}
-	return WatchContinue
-}
-
-func (w *StreamWatch) checkAnthropic(name string, data []byte, top *watchTop) WatchVerdict {
-	if name == "" {
-		name = string(top.typ.bytes(data)) // an event without its event line
-	}
-	switch name {
-	case "message_stop":
-		w.complete = true
-		return WatchEnd
-	case "error":
-		w.complete, w.errored = true, true
-		return WatchEnd
-	case "message_start":
-		if w.anth.merge(gjson.GetBytes(data, "message.usage")) {
-			w.usage, w.hasUsage = w.anth.ir(), true
-		}
-	case "message_delta":
-		if top.usage.kind == jsonObject && w.anth.merge(gjson.ParseBytes(top.usage.bytes(data))) {
-			w.usage, w.hasUsage = w.anth.ir(), true
-		}
-	}
-	return WatchContinue
-}
-
-func (w *StreamWatch) checkResponses(name string, data []byte, top *watchTop) WatchVerdict {
-	if name == "" {
-		name = string(top.typ.bytes(data))
-	}
-	switch name {
-	case "response.created":
-		if id := gjson.GetBytes(data, "response.id"); id.Type == gjson.String {
-			w.id = id.Str
-		}
-	case "response.completed", "response.failed", "response.incomplete":
-		if u := gjson.GetBytes(data, "response.usage"); u.IsObject() {
-			w.usage, w.hasUsage = respDecodeUsage(u), true
-		}
-		w.complete, w.errored = true, name == "response.failed"
-		return WatchEnd
-	case "error":
-		w.complete, w.errored = true, true
-		return WatchEnd
 	}
 	return WatchContinue
 }

@@ -11,18 +11,17 @@ package translate
 // ToolNaming returns the Dialect whose BackendToolName, BackendToolID and
 // ClientToolNames apply to a backend of protocol p configured with dialect d
 // (nil when it has none). A backend's own dialect governs its names; any
-// other backend gets its protocol's limits and keeps the client's tool call
-// ids. For protocols other than OpenAI Chat, the result also asks the
-// dialect decoder to parse nothing, so it only restores names.
+// other backend gets its protocol's (ToolNamingCodec; by default the OpenAI
+// and Anthropic limits), which keep the client's tool call ids. Protocols
+// that parse tool calls out of the text (OpenAI Chat) leave that to the
+// dialect decoder; for the others the result asks the decoder to parse
+// nothing, so it only restores names.
 func ToolNaming(p Protocol, d *Dialect) *Dialect {
 	if d != nil {
 		return d
 	}
-	switch p {
-	case ProtocolOpenAIChat:
-		return &Dialect{KeepToolIDs: true}
-	case ProtocolGemini:
-		return &Dialect{KeepToolIDs: true, ToolCalls: ToolCallsNative, Reasoning: ReasoningFormatFields, geminiNames: true}
+	if c, ok := codecAs[ToolNamingCodec](p); ok {
+		return c.BackendToolNaming()
 	}
 	return &Dialect{KeepToolIDs: true, ToolCalls: ToolCallsNative, Reasoning: ReasoningFormatFields}
 }
