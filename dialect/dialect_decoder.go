@@ -8,15 +8,15 @@ import (
 	"github.com/louter/louter/translate"
 )
 
-// DialectConfig is the response side of one backend's dialect, for one
+// Config is the response side of one backend's dialect, for one
 // request.
-type DialectConfig struct {
+type Config struct {
 	Dialect *translate.Dialect // nil: the defaults (auto)
 	Request *translate.Request // the client's decoded request (tools, history); nil: none
 	Warn    func(msg string)   // nil: discard
 }
 
-// dialectPlan is what a DialectConfig means for one response: how to parse
+// dialectPlan is what a Config means for one response: how to parse
 // the text and how to map the backend's names and ids back to the client's.
 type dialectPlan struct {
 	content ContentConfig
@@ -28,7 +28,7 @@ type dialectPlan struct {
 	warn     func(msg string)
 }
 
-func newDialectPlan(cfg DialectConfig) *dialectPlan {
+func newDialectPlan(cfg Config) *dialectPlan {
 	d := cfg.Dialect // every Dialect method used here is nil-safe
 	p := &dialectPlan{warn: cfg.Warn}
 	p.content = ContentConfig{
@@ -146,7 +146,7 @@ func dialectQuote(s string) string {
 	return strconv.Quote(s)
 }
 
-// NewDialectDecoder wraps an OpenAI Chat stream decoder for a backend with
+// NewDecoder wraps an OpenAI Chat stream decoder for a backend with
 // a dialect: the tool calls and reasoning the server left in the content
 // (Hermes and Qwen3-Coder tool calls, <think> tags, gpt-oss harmony) become
 // tool call and thinking blocks, and tool names and call ids the request
@@ -156,7 +156,7 @@ func dialectQuote(s string) string {
 // Text is parsed as it streams: only a suffix that may begin a marker, or a
 // call still being written, is held back. Reasoning and tool calls the
 // server did parse pass through as they arrive.
-func NewDialectDecoder(dec translate.StreamDecoder, cfg DialectConfig) translate.StreamDecoder {
+func NewDecoder(dec translate.StreamDecoder, cfg Config) translate.StreamDecoder {
 	plan := newDialectPlan(cfg)
 	if plan.passThrough() {
 		return dec

@@ -140,8 +140,8 @@ func (c *dialectCase) request() *translate.Request {
 	return &translate.Request{Model: "client-model", Stream: true, IncludeUsage: true, Tools: dialectTools}
 }
 
-func (c *dialectCase) config() dialect.DialectConfig {
-	return dialect.DialectConfig{Dialect: c.dialect, Request: c.request()}
+func (c *dialectCase) config() dialect.Config {
+	return dialect.Config{Dialect: c.dialect, Request: c.request()}
 }
 
 func (c *dialectCase) body(t testing.TB) []byte {
@@ -165,7 +165,7 @@ func dialectChatCodec() translate.Codec {
 // not normalized.
 func dialectTranscode(c *dialectCase, to translate.Protocol, writes [][]byte) []byte {
 	enc, _ := translate.Lookup(to)
-	dec := dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
+	dec := dialect.NewDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
 	tc := stream.NewTranscoder(&stream.SSEParser{}, dec, enc.NewStreamEncoder(c.request()), &stream.SSEOutput{})
 	var out []byte
 	for _, w := range writes {
@@ -263,7 +263,7 @@ func TestDialectTranscode(t *testing.T) {
 // dialectDecoder returns the factory of case c's dialect decoder.
 func dialectDecoder(c *dialectCase) func() translate.StreamDecoder {
 	return func() translate.StreamDecoder {
-		return dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
+		return dialect.NewDecoder(dialectChatCodec().NewStreamDecoder(), c.config())
 	}
 }
 
@@ -351,8 +351,8 @@ func dialectInner(t testing.TB, body []byte) []translate.Event {
 }
 
 // dialectRun feeds an IR event stream through the dialect decoder.
-func dialectRun(inner []translate.Event, cfg dialect.DialectConfig) []translate.Event {
-	dec := dialect.NewDialectDecoder(&dialectReplay{evs: inner}, cfg)
+func dialectRun(inner []translate.Event, cfg dialect.Config) []translate.Event {
+	dec := dialect.NewDecoder(&dialectReplay{evs: inner}, cfg)
 	var out []translate.Event
 	for range inner {
 		out = dec.Decode(out, "", nil)
@@ -587,9 +587,9 @@ func dialectCloneResponse(r *translate.Response) *translate.Response {
 	return &c
 }
 
-// TestDialectResponse checks that a complete response gets the same parts
+// TestResponse checks that a complete response gets the same parts
 // and stop reason as its stream, and that the input is left alone.
-func TestDialectResponse(t *testing.T) {
+func TestResponse(t *testing.T) {
 	for i := range dialectCases {
 		c := &dialectCases[i]
 		t.Run(c.name(), func(t *testing.T) {
@@ -597,7 +597,7 @@ func TestDialectResponse(t *testing.T) {
 			want := dialectAccumulate(t, dialectRun(inner, c.config()))
 			in := dialectAccumulate(t, inner)
 			before := dialectCloneResponse(in)
-			got := dialect.DialectResponse(in, c.config())
+			got := dialect.Response(in, c.config())
 			if !reflect.DeepEqual(in, before) {
 				t.Errorf("input modified:\n got %+v\nwant %+v", in, before)
 			}
@@ -681,7 +681,7 @@ func TestDialectNamesAndIDs(t *testing.T) {
 				`{"tool_calls":[{"index":0,"function":{"arguments":"{\"q\":"}}]}`,
 				`{"tool_calls":[{"index":0,"function":{"arguments":"\"rain\"}"}}]}`)
 			body := dialectChatChunks("stop", deltas...)
-			cfg := dialect.DialectConfig{Dialect: d, Request: req}
+			cfg := dialect.Config{Dialect: d, Request: req}
 
 			inner := dialectInner(t, body)
 			evs := dialectMerge(dialectRun(inner, cfg))
@@ -703,7 +703,7 @@ func TestDialectNamesAndIDs(t *testing.T) {
 			// The complete response.
 			in := dialectAccumulate(t, inner)
 			in.StopReason = translate.StopEndTurn
-			got := dialect.DialectResponse(in, cfg)
+			got := dialect.Response(in, cfg)
 			if !reflect.DeepEqual(dialectNormParts(got.Parts), dialectNormParts(resp.Parts)) || got.StopReason != translate.StopToolUse {
 				t.Errorf("response: %s %s, want %s", got.StopReason, dialectDumpParts(got.Parts), dialectDumpParts(resp.Parts))
 			}
@@ -713,7 +713,7 @@ func TestDialectNamesAndIDs(t *testing.T) {
 
 			// And as the client sees it.
 			enc, _ := translate.Lookup(translate.ProtocolAnthropic)
-			tc := stream.NewTranscoder(&stream.SSEParser{}, dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), cfg), enc.NewStreamEncoder(req), &stream.SSEOutput{})
+			tc := stream.NewTranscoder(&stream.SSEParser{}, dialect.NewDecoder(dialectChatCodec().NewStreamDecoder(), cfg), enc.NewStreamEncoder(req), &stream.SSEOutput{})
 			out := string(append(tc.Write(body), tc.Close()...))
 			for _, s := range []string{`"name":"` + longName + `"`, `"name":"` + dotName + `"`, `"id":"` + clientID + `"`, `"stop_reason":"tool_use"`} {
 				if !strings.Contains(out, s) {
@@ -734,7 +734,7 @@ func TestDialectNilDialectKeepsNames(t *testing.T) {
 	body := dialectChatChunks("stop",
 		`{"content":"<function=`+dotName+`>\n<parameter=n>\n2\n</parameter>\n</function>"}`,
 		`{"tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"`+dotName+`","arguments":"{}"}}]}`)
-	resp := dialectAccumulate(t, dialectRun(dialectInner(t, body), dialect.DialectConfig{Request: req}))
+	resp := dialectAccumulate(t, dialectRun(dialectInner(t, body), dialect.Config{Request: req}))
 	if len(resp.Parts) != 2 {
 		t.Fatalf("parts: %s", dialectDumpParts(resp.Parts))
 	}
@@ -751,7 +751,7 @@ func TestDialectNilDialectKeepsNames(t *testing.T) {
 // TestDialectStopReason checks the stop reason the client gets when the
 // server's finish reason disagrees with what the text held.
 func TestDialectStopReason(t *testing.T) {
-	cfg := dialect.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes}, Request: &translate.Request{Tools: dialectTools}}
+	cfg := dialect.Config{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes}, Request: &translate.Request{Tools: dialectTools}}
 	var warnings []string
 	cfg.Warn = func(msg string) { warnings = append(warnings, msg) }
 	call := `<tool_call>{"name": "get_time", "arguments": {}}</tool_call>`
@@ -771,7 +771,7 @@ func TestDialectStopReason(t *testing.T) {
 			t.Errorf("%q + %s: stop %s, want %s", tc.content, tc.finish, resp.StopReason, tc.want)
 		}
 		in := dialectAccumulate(t, dialectInner(t, body))
-		if got := dialect.DialectResponse(in, cfg); got.StopReason != tc.want {
+		if got := dialect.Response(in, cfg); got.StopReason != tc.want {
 			t.Errorf("response %q + %s: stop %s, want %s", tc.content, tc.finish, got.StopReason, tc.want)
 		}
 	}
@@ -784,7 +784,7 @@ func TestDialectStopReason(t *testing.T) {
 // parsed by a fresh parser, which no longer takes it for the reasoning a
 // "think" template opened in the prompt.
 func TestDialectTextAfterNativeCall(t *testing.T) {
-	cfg := dialect.DialectConfig{
+	cfg := dialect.Config{
 		Dialect: &translate.Dialect{Reasoning: translate.ReasoningFormatThink},
 		Request: &translate.Request{Tools: dialectTools},
 	}
@@ -803,7 +803,7 @@ func TestDialectTextAfterNativeCall(t *testing.T) {
 		t.Errorf("got %s %s, want %s", resp.StopReason, dialectDumpParts(resp.Parts), dialectDumpParts(want))
 	}
 	in := dialectAccumulate(t, dialectInner(t, body))
-	if got := dialect.DialectResponse(in, cfg); !reflect.DeepEqual(got.Parts, want) {
+	if got := dialect.Response(in, cfg); !reflect.DeepEqual(got.Parts, want) {
 		t.Errorf("response: %s, want %s", dialectDumpParts(got.Parts), dialectDumpParts(want))
 	}
 }
@@ -839,30 +839,30 @@ func TestDialectFastPath(t *testing.T) {
 	longTool := &translate.Request{Tools: []translate.Tool{{Name: strings.Repeat("t", 100)}}}
 	for _, tc := range []struct {
 		name string
-		cfg  dialect.DialectConfig
+		cfg  dialect.Config
 		fast bool
 	}{
-		{"native with tools", dialect.DialectConfig{Dialect: native, Request: withTools}, true},
-		{"auto without tools", dialect.DialectConfig{Dialect: fields}, true},
-		{"auto without tools, empty request", dialect.DialectConfig{Dialect: fields, Request: &translate.Request{}}, true},
-		{"defaults", dialect.DialectConfig{}, false}, // <think> and harmony are looked for
-		{"auto with tools", dialect.DialectConfig{Dialect: fields, Request: withTools}, false},
-		{"hermes", dialect.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes, Reasoning: translate.ReasoningFormatFields}}, false},
-		{"think", dialect.DialectConfig{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsNative, Reasoning: translate.ReasoningFormatThink}}, false},
-		{"id to restore", dialect.DialectConfig{Dialect: native, Request: history}, false},
-		{"name to restore", dialect.DialectConfig{Dialect: native, Request: longTool}, false},
+		{"native with tools", dialect.Config{Dialect: native, Request: withTools}, true},
+		{"auto without tools", dialect.Config{Dialect: fields}, true},
+		{"auto without tools, empty request", dialect.Config{Dialect: fields, Request: &translate.Request{}}, true},
+		{"defaults", dialect.Config{}, false}, // <think> and harmony are looked for
+		{"auto with tools", dialect.Config{Dialect: fields, Request: withTools}, false},
+		{"hermes", dialect.Config{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsHermes, Reasoning: translate.ReasoningFormatFields}}, false},
+		{"think", dialect.Config{Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsNative, Reasoning: translate.ReasoningFormatThink}}, false},
+		{"id to restore", dialect.Config{Dialect: native, Request: history}, false},
+		{"name to restore", dialect.Config{Dialect: native, Request: longTool}, false},
 	} {
 		inner := dialectChatCodec().NewStreamDecoder()
-		if got := dialect.NewDialectDecoder(inner, tc.cfg) == inner; got != tc.fast {
+		if got := dialect.NewDecoder(inner, tc.cfg) == inner; got != tc.fast {
 			t.Errorf("%s: inner decoder returned: %v, want %v", tc.name, got, tc.fast)
 		}
 		resp := &translate.Response{Parts: []translate.Part{{Type: translate.PartText, Text: "hi"}}}
-		if got := dialect.DialectResponse(resp, tc.cfg) == resp; got != tc.fast {
+		if got := dialect.Response(resp, tc.cfg) == resp; got != tc.fast {
 			t.Errorf("%s: response returned as is: %v, want %v", tc.name, got, tc.fast)
 		}
 	}
-	if dialect.DialectResponse(nil, dialect.DialectConfig{}) != nil {
-		t.Error("DialectResponse(nil) is not nil")
+	if dialect.Response(nil, dialect.Config{}) != nil {
+		t.Error("Response(nil) is not nil")
 	}
 }
 
@@ -891,7 +891,7 @@ func dialectLongStream() []byte {
 // 512-byte writes.
 func BenchmarkDialectDecoder(b *testing.B) {
 	body := dialectLongStream()
-	cfg := dialect.DialectConfig{
+	cfg := dialect.Config{
 		Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsQwen3Coder, Reasoning: translate.ReasoningFormatThink},
 		Request: &translate.Request{Tools: dialectTools},
 	}
@@ -901,7 +901,7 @@ func BenchmarkDialectDecoder(b *testing.B) {
 	}{
 		{"plain", func() translate.StreamDecoder { return dialectChatCodec().NewStreamDecoder() }},
 		{"dialect", func() translate.StreamDecoder {
-			return dialect.NewDialectDecoder(dialectChatCodec().NewStreamDecoder(), cfg)
+			return dialect.NewDecoder(dialectChatCodec().NewStreamDecoder(), cfg)
 		}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

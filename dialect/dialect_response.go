@@ -2,7 +2,7 @@ package dialect
 
 import "github.com/louter/louter/translate"
 
-// DialectResponse does for a complete response what NewDialectDecoder does
+// Response does for a complete response what NewDecoder does
 // for a stream: it parses the tool calls and reasoning the server left in
 // the text parts, restores the tool names and call ids the request encoder
 // rewrote, and reports tool_use when it found calls the server did not.
@@ -10,7 +10,7 @@ import "github.com/louter/louter/translate"
 // resp is not modified. When the dialect can change nothing, resp itself
 // is returned; otherwise a new Response whose parts are in the order the
 // stream would have produced them.
-func DialectResponse(resp *translate.Response, cfg DialectConfig) *translate.Response {
+func Response(resp *translate.Response, cfg Config) *translate.Response {
 	plan := newDialectPlan(cfg)
 	if resp == nil || plan.passThrough() {
 		return resp

@@ -9,10 +9,10 @@
 // tools rendered into the prompt, dropped parameters) is translate's OpenAI
 // Chat request encoder. This package is the response side:
 //
-//   - NewDialectDecoder wraps a backend's translate.StreamDecoder. The text
+//   - NewDecoder wraps a backend's translate.StreamDecoder. The text
 //     goes through a ContentParser; calls and reasoning the server did
 //     parse pass through; tool names and call ids rewritten for the
-//     backend get the client's back. DialectResponse does the same for a
+//     backend get the client's back. Response does the same for a
 //     complete response.
 //   - ContentParser is the streaming state machine behind both: a value
 //     per content stream, fed pieces of text, giving Segments of text,

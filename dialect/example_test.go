@@ -12,13 +12,13 @@ import (
 // parser) writes its tool call as XML in the text. A dialect decoder around
 // the OpenAI Chat decoder turns it into a tool call, typed by the tool's
 // schema, while the text streams.
-func ExampleNewDialectDecoder() {
+func ExampleNewDecoder() {
 	oai, _ := translate.Lookup(translate.ProtocolOpenAIChat)
 	req := &translate.Request{Tools: []translate.Tool{{
 		Name:   "get_forecast",
 		Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}}}`),
 	}}}
-	dec := dialect.NewDialectDecoder(oai.NewStreamDecoder(), dialect.DialectConfig{
+	dec := dialect.NewDecoder(oai.NewStreamDecoder(), dialect.Config{
 		Dialect: &translate.Dialect{ToolCalls: translate.ToolCallsQwen3Coder},
 		Request: req,
 	})

@@ -18,7 +18,7 @@ func TestToolNamingRestoresOnly(t *testing.T) {
 		naming := translate.ToolNaming(p, nil)
 		short := naming.BackendToolName(long)
 		req := &translate.Request{Tools: []translate.Tool{{Name: long}, {Name: "get_time"}}}
-		cfg := dialect.DialectConfig{Dialect: naming, Request: req}
+		cfg := dialect.Config{Dialect: naming, Request: req}
 		text := `<think>not reasoning</think> <tool_call>{"name":"get_time","arguments":{}}</tool_call>`
 		backend := &translate.Response{ID: "m1", Model: "x", StopReason: translate.StopToolUse, Parts: []translate.Part{
 			{Type: translate.PartThinking, Text: "hmm", Signature: "sig"},
@@ -30,7 +30,7 @@ func TestToolNamingRestoresOnly(t *testing.T) {
 		want.Parts = append([]translate.Part(nil), backend.Parts...)
 		want.Parts[3] = translate.Part{Type: translate.PartToolCall, ToolCall: &translate.ToolCall{ID: "toolu_1", Name: long, Arguments: `{"q":1}`}}
 
-		got := dialect.DialectResponse(backend, cfg)
+		got := dialect.Response(backend, cfg)
 		if !reflect.DeepEqual(got.Parts, want.Parts) || got.StopReason != translate.StopToolUse {
 			t.Errorf("%s whole: %s", p, dialectDumpParts(got.Parts))
 		}
@@ -49,7 +49,7 @@ func TestToolNamingRestoresOnly(t *testing.T) {
 		// Without a shortened name there is nothing to restore: no wrapper.
 		plain := &translate.Request{Tools: []translate.Tool{{Name: "get_time"}}}
 		inner := &dialectReplay{}
-		if dec := dialect.NewDialectDecoder(inner, dialect.DialectConfig{Dialect: naming, Request: plain}); dec != inner {
+		if dec := dialect.NewDecoder(inner, dialect.Config{Dialect: naming, Request: plain}); dec != inner {
 			t.Errorf("%s: a request without long names is wrapped", p)
 		}
 	}

@@ -36,8 +36,8 @@ type Translation struct {
 // DialectConfig is the configuration of the backend's dialect decoder:
 // the backend's tool naming (translate.ToolNaming) and the client's
 // request.
-func (t Translation) DialectConfig() dialect.DialectConfig {
-	return dialect.DialectConfig{
+func (t Translation) DialectConfig() dialect.Config {
+	return dialect.Config{
 		Dialect: translate.ToolNaming(t.Backend.Protocol(), t.Dialect),
 		Request: t.Request,
 		Warn:    t.Warn,
@@ -45,11 +45,11 @@ func (t Translation) DialectConfig() dialect.DialectConfig {
 }
 
 // StreamDecoder returns a decoder for the backend's stream: the codec's,
-// wrapped in the dialect decoder (NewDialectDecoder), which parses what a
+// wrapped in the dialect decoder (dialect.NewDecoder), which parses what a
 // self-hosted server left in the text and restores the tool names and ids
 // the request encoder rewrote.
 func (t Translation) StreamDecoder() translate.StreamDecoder {
-	return dialect.NewDialectDecoder(t.Backend.NewStreamDecoder(), t.DialectConfig())
+	return dialect.NewDecoder(t.Backend.NewStreamDecoder(), t.DialectConfig())
 }
 
 // NewStreamTranscoder returns the transcoder of a backend's SSE stream
@@ -67,14 +67,14 @@ func (t Translation) NewEventTranscoder(out Output) *Transcoder {
 }
 
 // DecodeResponse decodes a backend's complete answer and applies the
-// backend's dialect (DialectResponse). The error is the codec's; the
+// backend's dialect (dialect.Response). The error is the codec's; the
 // caller answers it with BadResponse.
 func (t Translation) DecodeResponse(body []byte) (*translate.Response, error) {
 	resp, err := t.Backend.DecodeResponse(body)
 	if err != nil {
 		return nil, err
 	}
-	return dialect.DialectResponse(resp, t.DialectConfig()), nil
+	return dialect.Response(resp, t.DialectConfig()), nil
 }
 
 // BadResponse is the error a client is answered with when the backend's

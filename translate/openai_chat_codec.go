@@ -19,7 +19,7 @@ type openAIChatCodec struct {
 // encoder applies the dialect of one backend (see Dialect). The registered
 // codec uses the defaults. The response side of a dialect (text tool calls,
 // think tags, harmony, restored ids and names) is package dialect's
-// NewDialectDecoder, which wraps this codec's stream decoder.
+// dialect.NewDecoder, which wraps this codec's stream decoder.
 func NewOpenAIChatCodec(d *Dialect) Codec { return openAIChatCodec{dialect: d} }
 
 func init() { Register(openAIChatCodec{}) }
