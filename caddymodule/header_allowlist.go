@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/louter/louter/translate"
@@ -36,38 +35,12 @@ var forwardedHeaders = headerSet(
 // on same-protocol pairs of those protocols (protocolRow.sdkHeaders).
 const sdkHeaderPrefix = "X-Stainless-"
 
-// credentialHeaders are every header any of the four providers, Azure
-// OpenAI or an API gateway in front of them reads a credential, or an
-// account a credential is billed to, from. None reaches a backend unless
-// pass_client_auth is set, and none can be listed in forward_headers.
-var credentialHeaders = headerSet(
-	"Authorization", "Proxy-Authorization", "Cookie",
-	"X-Api-Key", "Api-Key", "Anthropic-Api-Key", "X-Goog-Api-Key",
-	"Ocp-Apim-Subscription-Key",
-	"Openai-Organization", "Openai-Project", "Chatgpt-Account-Id", "X-Goog-User-Project",
-)
-
-// keyHeaders are the credential headers that hold the key itself, in the
-// order pass_client_auth looks for the client's key; the others
-// (organization, project, account) only go along with it.
-var keyHeaders = []string{"X-Api-Key", "Authorization", "X-Goog-Api-Key", "Api-Key", "Anthropic-Api-Key"}
-
-// credentialQueryParams are the query parameters a key can be sent in
-// (Gemini's ?key=, Google's ?access_token=, and the usual spellings),
-// matched without regard to case: ?KEY= is a key too.
-var credentialQueryParams = []string{"key", "api_key", "api-key", "apikey", "access_token"}
-
 func headerSet(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
 		m[http.CanonicalHeaderKey(n)] = true
 	}
 	return m
-}
-
-// isCredentialHeader reports whether a header may carry a credential.
-func isCredentialHeader(name string) bool {
-	return credentialHeaders[http.CanonicalHeaderKey(name)]
 }
 
 // filterHeaders deletes from h every header not allowed to reach a backend
@@ -107,90 +80,6 @@ func takeClientCredentials(h http.Header, p translate.Protocol, queryKey string)
 		row.setKey(cred, queryKey)
 	}
 	return cred
-}
-
-func hasKeyHeader(h http.Header) bool {
-	for _, k := range keyHeaders {
-		if h.Get(k) != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// clientKey returns the API key the client sent, from whichever header or
-// query parameter it sent it in.
-func clientKey(h http.Header, rawQuery string) string {
-	for _, k := range keyHeaders {
-		v := strings.TrimSpace(h.Get(k))
-		if v == "" {
-			continue
-		}
-		if k == "Authorization" {
-			if len(v) <= 7 || !strings.EqualFold(v[:7], "bearer ") {
-				continue // Basic or another scheme: not an API key
-			}
-			v = strings.TrimSpace(v[7:])
-		}
-		return v
-	}
-	return queryCredential(rawQuery)
-}
-
-// clientSecrets returns every credential value the client sent, in any
-// credential header or query parameter, for the scrubber.
-func clientSecrets(h http.Header, rawQuery string) []string {
-	var out []string
-	for k, vs := range h {
-		if !credentialHeaders[k] {
-			continue
-		}
-		for _, v := range vs {
-			if scheme, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok && (strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic")) {
-				v = strings.TrimSpace(token)
-			}
-			out = append(out, v)
-		}
-	}
-	for pair := range strings.SplitSeq(rawQuery, "&") {
-		k, v, _ := strings.Cut(pair, "=")
-		if isCredentialParam(k) {
-			if uv, err := url.QueryUnescape(v); err == nil {
-				out = append(out, uv)
-			}
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// queryCredential returns the value of the first credential parameter of a
-// raw query, or "".
-func queryCredential(raw string) string {
-	for pair := range strings.SplitSeq(raw, "&") {
-		k, v, _ := strings.Cut(pair, "=")
-		if isCredentialParam(k) {
-			if uv, err := url.QueryUnescape(v); err == nil && uv != "" {
-				return uv
-			}
-		}
-	}
-	return ""
-}
-
-// isCredentialParam reports whether a raw query parameter name, unescaped
-// and in any case, is one a key is sent in.
-func isCredentialParam(raw string) bool {
-	name, err := url.QueryUnescape(raw)
-	if err != nil {
-		name = raw
-	}
-	for _, c := range credentialQueryParams {
-		if strings.EqualFold(name, c) {
-			return true
-		}
-	}
-	return false
 }
 
 // removeCredentialParams drops every credential parameter of a raw query,

@@ -16,10 +16,6 @@ func init() {
 	caddy.RegisterModule(RedactFilter{})
 }
 
-// redactedValue is what a redacted header or query value is logged as,
-// Caddy's own word for it.
-const redactedValue = "REDACTED"
-
 // RedactFilter is a log field filter for Caddy's filter encoder that
 // removes the credentials of LLM clients from logged requests. Caddy's
 // access log redacts only Authorization, Proxy-Authorization, Cookie and

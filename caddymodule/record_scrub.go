@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"bytes"
-	"strings"
 )
 
 // scrubRecordLine is scrubSecrets for a whole record line, which may be
@@ -19,8 +18,8 @@ func scrubRecordLine(line []byte, known []string) []byte {
 		}
 	}
 	lower := asciiLower(line)
-	for i, sp := range secretPatterns {
-		if need := patternNeeds[i]; need != nil && !need(line, lower) {
+	for _, sp := range secretPatterns {
+		if sp.needs != nil && !sp.needs(line, lower) {
 			continue
 		}
 		if sp.re.Match(line) {
@@ -29,35 +28,6 @@ func scrubRecordLine(line []byte, known []string) []byte {
 	}
 	return line
 }
-
-// patternNeeds holds, for each of secretPatterns, a cheap test a line
-// (and its lower-case copy, for the patterns that ignore case) must pass
-// for the pattern to match it, or nil.
-var patternNeeds = func() []func(line, lower []byte) bool {
-	out := make([]func(line, lower []byte) bool, len(secretPatterns))
-	for i, sp := range secretPatterns {
-		expr := sp.re.String()
-		switch {
-		case strings.Contains(expr, `sk-`):
-			out[i] = contains("sk-")
-		case strings.Contains(expr, `AIza`):
-			out[i] = contains("AIza")
-		case strings.Contains(expr, `ya29\.`):
-			out[i] = contains("ya29.")
-		case strings.Contains(expr, `bearer`):
-			out[i] = func(line, lower []byte) bool { return bytes.Contains(lower, []byte("bearer")) || foldsToASCII(line) }
-		case strings.Contains(expr, `access_token`):
-			out[i] = func(line, lower []byte) bool {
-				return bytes.Contains(lower, []byte("key=")) || bytes.Contains(lower, []byte("access_token=")) || foldsToASCII(line)
-			}
-		case strings.HasPrefix(expr, `\b(?:\d{1,3}\.){3}`):
-			out[i] = func(line, _ []byte) bool { return ipv4Port(line) }
-		case strings.HasPrefix(expr, `\[`):
-			out[i] = contains("]:")
-		}
-	}
-	return out
-}()
 
 func contains(s string) func(line, lower []byte) bool {
 	return func(line, _ []byte) bool { return bytes.Contains(line, []byte(s)) }

@@ -9,9 +9,9 @@ import (
 // scrubRecordLine must redact exactly what scrubSecrets does: its literal
 // tests only skip patterns that cannot match.
 func TestScrubRecordLineMatchesScrubSecrets(t *testing.T) {
-	for i, need := range patternNeeds {
-		if need == nil {
-			t.Errorf("secretPatterns[%d] (%s) has no literal test: it runs on every record line", i, secretPatterns[i].re)
+	for i, sp := range secretPatterns {
+		if sp.needs == nil {
+			t.Errorf("secretPatterns[%d] (%s) has no literal test: it runs on every record line", i, sp.re)
 		}
 	}
 	// Key shapes are joined at run time, so the source trips no scanner.
