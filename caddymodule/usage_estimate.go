@@ -24,5 +24,5 @@ func inputTokensEstimate(client translate.Protocol, b *Backend, ir *translate.Re
 	if !ir.Stream || !rowOf(client).earlyUsage || rowOf(b.Protocol).inputAtStart {
 		return 0
 	}
-	return tokencount.Quick(ir, b.Protocol)
+	return tokencount.Quick(ir, rowOf(b.Protocol).tokenFraming)
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// louter provisions them. Tests wrap codecs here to change a
 	// translator.
 	Codec func(p translate.Protocol, d *translate.Dialect) (translate.Codec, bool)
+	// Framing returns how a backend of protocol p counts a request, for
+	// the input estimate a translated stream announces (caddymodule
+	// passes its protocol rows'). Nil, or a nil answer: tokencount's
+	// default, OpenAI's.
+	Framing func(p translate.Protocol) *tokencount.Framing
 }
 
 // Result is the outcome of replaying one exchange.
@@ -87,6 +92,9 @@ func Replay(x *Exchange, opt Options) Result {
 		return res
 	}
 	r := replayer{x: x, client: client, backend: backend}
+	if opt.Framing != nil {
+		r.framing = opt.Framing(b.Protocol)
+	}
 	if b.Passthrough {
 		r.passthrough()
 	} else if !r.translateRequest() {
@@ -102,6 +110,7 @@ func Replay(x *Exchange, opt Options) Result {
 type replayer struct {
 	x               *Exchange
 	client, backend translate.Codec
+	framing         *tokencount.Framing // the backend's
 	clientReq       *translate.Request
 	diffs           []Diff
 }
@@ -144,7 +153,7 @@ func (r *replayer) translateRequest() bool {
 	clientReq.Model = clientModel
 	clientReq.Dropped = enc.Dropped
 	if ir.Stream && earlyUsage(x.Client.Protocol) && lateUsage(b.Protocol) {
-		clientReq.InputTokensEstimate = tokencount.Quick(ir, b.Protocol) // caddymodule/usage_estimate.go
+		clientReq.InputTokensEstimate = tokencount.Quick(ir, r.framing) // caddymodule/usage_estimate.go
 	}
 	r.clientReq = &clientReq
 	return true
