@@ -8,8 +8,8 @@ import "strings"
 // Anthropic and Gemini are the providers'; a caller may describe another
 // API with a Framing of its own.
 //
-// A field left zero adds nothing (a nil Image: images cost nothing), but
-// Encoding, where nil means o200k_base. A nil *Framing, wherever one is
+// A field left zero adds nothing (with a nil Image, images cost nothing);
+// a nil Encoding is o200k_base. A nil *Framing, wherever one is
 // taken, is OpenAI: the API that OpenAI-compatible servers implement, and
 // what a backend with no framing of its own (a protocol that exists only in
 // tests) is counted as.
