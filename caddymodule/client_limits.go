@@ -88,7 +88,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 	if rw.passthrough || rw.clientReq == nil {
 		g.estimate = int64(len(body) / 4)
 	} else {
-		g.estimate = int64(tokencount.Quick(rw.clientReq, route.backend.Protocol))
+		g.estimate = int64(tokencount.Quick(rw.clientReq, rowOf(route.backend.Protocol).tokenFraming))
 	}
 	if (c == nil || !c.policy.On()) && !routeOn {
 		return g, true // nothing to count; the ledger still records

@@ -102,7 +102,7 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 		}
 	}
 	if source == "local" {
-		n = tokencount.Count(call.req, b.Protocol, backendModel)
+		n = tokencount.Count(call.req, rowOf(b.Protocol).tokenFraming, backendModel)
 	}
 	if c := l.logger.Check(zapcore.DebugLevel, "counted tokens"); c != nil {
 		c.Write(zap.String("client", string(proto)), zap.String("backend", b.name), zap.String("model", call.model), zap.String("source", source), zap.Int("tokens", n))

@@ -356,7 +356,9 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 	out, clientReq, err := translate.TranslateRequest(body, ir, &translate.RequestRoute{
 		Client: client, Backend: b.codec, Dialect: b.Dialect,
 		Model: model, BackendModel: backendModel, MaxTokens: b.MaxTokens, Stream: urlStream,
-		CountInput: tokencount.Quick, // for a stream whose client expects the input early (translate.UsageTimingCodec)
+		// For a stream whose client expects the input early
+		// (translate.UsageTimingCodec), counted as the backend counts.
+		CountInput: func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
 	})
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)

@@ -19,18 +19,18 @@ import (
 	"github.com/louter/louter/translate"
 )
 
-// usageBackends are the routes of tokensCaddyfile with their backend
-// protocols; estimated is whether louter announces its own estimate (the
-// backend reports input only at the end).
+// usageBackends are the routes of tokensCaddyfile with the token framing
+// of their backend protocols; estimated is whether louter announces its
+// own estimate (the backend reports input only at the end).
 var usageBackends = []struct {
 	model     string
-	protocol  translate.Protocol
+	framing   *tokencount.Framing
 	estimated bool
 }{
-	{"count-oai", translate.ProtocolOpenAIChat, true},
-	{"count-resp", translate.ProtocolOpenAIResponses, true},
-	{"count-gem", translate.ProtocolGemini, false},
-	{"count-anth", translate.ProtocolAnthropic, false},
+	{"count-oai", tokencount.OpenAI, true},  // openai_chat
+	{"count-resp", tokencount.OpenAI, true}, // openai_responses
+	{"count-gem", tokencount.Gemini, false},
+	{"count-anth", tokencount.Anthropic, false},
 }
 
 // backendInput is the input count the mock reports: a quarter of the body
@@ -45,15 +45,15 @@ func backendInput(t *testing.T, e *env) int64 {
 }
 
 // estimateFor is what louter announces for an Anthropic request body sent
-// to a backend of protocol p.
-func estimateFor(t *testing.T, body []byte, p translate.Protocol) int64 {
+// to a backend of framing f.
+func estimateFor(t *testing.T, body []byte, f *tokencount.Framing) int64 {
 	t.Helper()
 	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
 	req, err := anth.DecodeRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int64(tokencount.Quick(req, p))
+	return int64(tokencount.Quick(req, f))
 }
 
 func TestAnthropicStreamUsageUpFrontSDK(t *testing.T) {
@@ -122,8 +122,8 @@ func TestAnthropicStreamUsageUpFrontRaw(t *testing.T) {
 				t.Errorf("message_delta usage %s, want input_tokens %d", final.Raw, want)
 			}
 			switch got := start.Get("input_tokens").Int(); {
-			case tt.estimated && got != estimateFor(t, []byte(body), tt.protocol):
-				t.Errorf("message_start usage %s, want louter's estimate %d", start.Raw, estimateFor(t, []byte(body), tt.protocol))
+			case tt.estimated && got != estimateFor(t, []byte(body), tt.framing):
+				t.Errorf("message_start usage %s, want louter's estimate %d", start.Raw, estimateFor(t, []byte(body), tt.framing))
 			case !tt.estimated && got != want:
 				t.Errorf("message_start usage %s, want the backend's %d", start.Raw, want)
 			}

@@ -12,6 +12,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
 	"github.com/louter/louter/limits"
+	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
 )
 
@@ -176,6 +177,13 @@ type protocolRow struct {
 	// counter asks the backend's own token-counting endpoint
 	// (count_tokens.go); nil: louter counts locally.
 	counter *backendCounter
+	// tokenFraming is how the backend's API counts a request beyond its
+	// text (message and tool overhead, images, PDF pages, vocabulary), for
+	// louter's local counts and estimates of requests sent to it: the
+	// count call's local answer, the input estimate a stream announces,
+	// the tokens route condition and the client limits' estimate. nil:
+	// tokencount's default for a nil *Framing, OpenAI's.
+	tokenFraming *tokencount.Framing
 	// provider is gen_ai.provider.name of a backend of the protocol: the
 	// provider whose API it speaks. Zero: openai, the API an
 	// OpenAI-compatible server (vLLM, Ollama, ...) implements.
@@ -249,6 +257,7 @@ func builtinRows() []*protocolRow {
 			},
 			listQuery:        "limit=1000",
 			counter:          anthropicCounter,
+			tokenFraming:     tokencount.Anthropic,
 			provider:         semconv.GenAIProviderNameAnthropic,
 			recordedPrefixes: []string{"Anthropic-"},
 		},
@@ -276,6 +285,7 @@ func builtinRows() []*protocolRow {
 			bodyParams:       bodyParamPaths{[]string{"max_completion_tokens", "max_tokens"}, "temperature", "top_p", ""},
 			endpoint:         func(string, bool) (string, string) { return "/chat/completions", "" },
 			setKey:           setBearer,
+			tokenFraming:     tokencount.OpenAI,
 			provider:         semconv.GenAIProviderNameOpenAI,
 			recordedPrefixes: []string{"Openai-", "X-Ratelimit-"},
 		},
@@ -294,6 +304,7 @@ func builtinRows() []*protocolRow {
 			bodyParams:       bodyParamPaths{[]string{"max_output_tokens"}, "temperature", "top_p", ""},
 			endpoint:         func(string, bool) (string, string) { return "/responses", "" },
 			setKey:           setBearer,
+			tokenFraming:     tokencount.OpenAI,
 			provider:         semconv.GenAIProviderNameOpenAI,
 			recordedPrefixes: []string{"Openai-", "X-Ratelimit-"},
 		},
@@ -320,6 +331,7 @@ func builtinRows() []*protocolRow {
 			listQuery:        "pageSize=1000",
 			parseModelList:   parseGeminiModelList,
 			counter:          geminiCounter,
+			tokenFraming:     tokencount.Gemini,
 			provider:         semconv.GenAIProviderNameGCPGemini,
 			recordedPrefixes: []string{"X-Goog-"},
 		},
@@ -394,6 +406,10 @@ func rowOf(p translate.Protocol) *protocolRow {
 	}
 	return noRow
 }
+
+// tokenFramingOf returns how a backend of protocol p counts a request
+// (its row's tokenFraming), for a replay to estimate as the handler does.
+func tokenFramingOf(p translate.Protocol) *tokencount.Framing { return rowOf(p).tokenFraming }
 
 // servedProtocol returns p's row and codec, and whether louter serves p:
 // a protocol needs both. Configuration accepts only these names.

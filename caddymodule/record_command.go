@@ -46,7 +46,7 @@ func cmdReplay(fl caddycmd.Flags) (int, error) {
 		return caddy.ExitCodeFailedStartup, err
 	}
 	id := fl.String("id")
-	s := record.ReplayReport(checkOutput, xs, record.ReportOptions{ID: id, Verbose: fl.Bool("verbose")})
+	s := record.ReplayReport(checkOutput, xs, record.ReportOptions{ID: id, Verbose: fl.Bool("verbose"), Options: record.Options{Framing: tokenFramingOf}})
 	if id != "" && s.Replayed+s.Skipped == 0 {
 		return caddy.ExitCodeFailedStartup, fmt.Errorf("no exchange with id %q", id)
 	}

@@ -135,7 +135,7 @@ func (c *RouteCondition) matches(in *conditionInput) bool {
 	if c.Thinking && !wantsThinking(req) {
 		return false
 	}
-	if c.TokensAbove > 0 && tokencount.Quick(req, in.tokensFor) <= c.TokensAbove {
+	if c.TokensAbove > 0 && tokencount.Quick(req, rowOf(in.tokensFor).tokenFraming) <= c.TokensAbove {
 		return false
 	}
 	return true

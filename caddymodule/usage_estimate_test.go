@@ -66,7 +66,7 @@ func TestAnthropicMessageStartEstimateFromGeminiBackend(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want = int64(tokencount.Quick(ir, translate.ProtocolGemini))
+				want = int64(tokencount.Quick(ir, tokencount.Gemini))
 			}
 			if got := start.Get("input_tokens").Int(); want <= 0 || got != want {
 				t.Errorf("message_start usage %s, want input_tokens %d\n%s", start.Raw, want, rec.Body)

@@ -35,6 +35,11 @@ type Options struct {
 	// provisions its backends. Tests wrap codecs here to change a
 	// translator.
 	Codec func(p translate.Protocol, d *translate.Dialect) (translate.Codec, bool)
+	// Framing returns how a backend of protocol p counts a request, for
+	// the input estimate a translated stream announces (caddymodule
+	// passes its protocol rows'). Nil, or a nil answer: tokencount's
+	// default, OpenAI's.
+	Framing func(p translate.Protocol) *tokencount.Framing
 }
 
 // Result is the outcome of replaying one exchange.
@@ -83,6 +88,9 @@ func Replay(x *Exchange, opt Options) Result {
 	}
 	r := replayer{x: x, client: client, backend: backend}
 	r.t = stream.Translation{Client: client, Backend: backend, Dialect: dialect}
+	if opt.Framing != nil {
+		r.framing = opt.Framing(b.Protocol)
+	}
 	if b.Passthrough {
 		r.passthrough()
 	} else if !r.translateRequest() {
@@ -98,6 +106,7 @@ func Replay(x *Exchange, opt Options) Result {
 type replayer struct {
 	x               *Exchange
 	client, backend translate.Codec
+	framing         *tokencount.Framing // the backend's
 	clientReq       *translate.Request
 	// t is the response side of the translation; its Request is
 	// clientReq once the request is translated.
@@ -125,7 +134,7 @@ func (r *replayer) translateRequest() bool {
 	out, clientReq, err := translate.TranslateRequest(nil, ir, &translate.RequestRoute{
 		Client: r.client, Backend: r.backend, Dialect: b.Dialect,
 		Model: b.Model, BackendModel: cmp(b.BackendModel, b.Model), MaxTokens: b.MaxTokens,
-		Stream: &stream, CountInput: tokencount.Quick,
+		Stream: &stream, CountInput: func(req *translate.Request) int { return tokencount.Quick(req, r.framing) },
 	})
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())

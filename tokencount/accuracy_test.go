@@ -50,7 +50,7 @@ func loadCorpus(t testing.TB) []corpusFile {
 func corpusTexts(files []corpusFile) []string {
 	var texts []string
 	for _, f := range files {
-		walk(f.req, translate.ProtocolOpenAIChat, counter{text: func(s string) int {
+		walk(f.req, OpenAI, counter{text: func(s string) int {
 			texts = append(texts, s)
 			return 0
 		}})
@@ -76,10 +76,10 @@ func TestEstimateAccuracy(t *testing.T) {
 	t.Logf("| request | bytes | o200k_base | cl100k_base | Estimate | error | Quick | error |")
 	t.Logf("|---|---|---|---|---|---|---|---|")
 	for _, f := range files {
-		bpe := Count(f.req, translate.ProtocolOpenAIChat, "gpt-5")
-		cl := Count(f.req, translate.ProtocolOpenAIChat, "gpt-4")
-		est := Estimate(f.req, translate.ProtocolOpenAIChat)
-		quick := Quick(f.req, translate.ProtocolOpenAIChat)
+		bpe := Count(f.req, OpenAI, "gpt-5")
+		cl := Count(f.req, OpenAI, "gpt-4")
+		est := Estimate(f.req, OpenAI)
+		quick := Quick(f.req, OpenAI)
 		rel := float64(est-bpe) / float64(bpe)
 		relQuick := float64(quick-bpe) / float64(bpe)
 		worst = max(worst, math.Abs(rel))

@@ -43,12 +43,12 @@ func bigRequest(b *testing.B) (*translate.Request, int) {
 
 func BenchmarkCount(b *testing.B) {
 	req, size := bigRequest(b)
-	Count(req, translate.ProtocolAnthropic, "") // builds the vocabulary
+	Count(req, Anthropic, "") // builds the vocabulary
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		Count(req, translate.ProtocolAnthropic, "")
+		Count(req, Anthropic, "")
 	}
 }
 
@@ -58,7 +58,7 @@ func BenchmarkEstimate(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		Estimate(req, translate.ProtocolAnthropic)
+		Estimate(req, Anthropic)
 	}
 }
 
@@ -68,7 +68,7 @@ func BenchmarkQuick(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		Quick(req, translate.ProtocolAnthropic)
+		Quick(req, Anthropic)
 	}
 }
 
@@ -106,6 +106,6 @@ func BenchmarkQuickClaudeCode(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Quick(req, translate.ProtocolOpenAIChat)
+		Quick(req, OpenAI)
 	}
 }

@@ -1,12 +1,9 @@
 package tokencount
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
-
-	"github.com/louter/louter/translate"
 )
 
 // Encoding names a BPE vocabulary Count can use.
@@ -97,25 +94,22 @@ func pieceEnd(s string) int {
 
 // CountText returns the tokens of s in the given encoding.
 func CountText(s string, enc Encoding) int {
-	if enc == Cl100kBase {
-		return cl100k.count(s)
-	}
-	return o200k.count(s)
+	return bpeOf(enc).count(s)
 }
 
-// encodingFor picks the vocabulary for a backend: cl100k_base for OpenAI's
-// GPT-4 and GPT-3.5 models, o200k_base for everything else — exact for
-// OpenAI's current models, and the closest public vocabulary to Claude's and
-// Gemini's.
-func encodingFor(backend translate.Protocol, model string) *bpe {
-	if isOpenAIFamily(backend) {
-		m := strings.ToLower(model)
-		if hasAnyPrefix(m, "gpt-4o", "gpt-4.1", "gpt-4.5", "chatgpt-4o") {
-			return o200k
-		}
-		if hasAnyPrefix(m, "gpt-4", "gpt-3.5", "gpt-35", "ft:gpt-4", "ft:gpt-3.5") {
-			return cl100k
-		}
+// bpeOf returns the tokenizer of enc: o200k_base unless enc is cl100k_base.
+func bpeOf(enc Encoding) *bpe {
+	if enc == Cl100kBase {
+		return cl100k
 	}
 	return o200k
+}
+
+// encodingFor picks the tokenizer for model on a backend of framing f
+// (Framing.Encoding; o200k_base when f has no rule).
+func encodingFor(f *Framing, model string) *bpe {
+	if f.Encoding == nil {
+		return o200k
+	}
+	return bpeOf(f.Encoding(model))
 }

@@ -14,18 +14,10 @@ import (
 	"github.com/louter/louter/translate"
 )
 
-// Images cost what each provider publishes, from the image's size in pixels:
-//
-//   - Anthropic: width·height/750, after scaling the long edge to at most
-//     1568 px, and at most about 1,600 (larger images are scaled down).
-//   - OpenAI: 85 tokens plus 170 per 512-px tile, after fitting the image in
-//     2048×2048 and its short side in 768 px; 85 in all for detail "low".
-//   - Gemini: 258 tokens for an image of at most 384 px on both sides, else
-//     258 per 768×768 tile.
-//
-// The size is read from the first bytes of the base64 data (the PNG, GIF or
-// WebP header, the JPEG frame header) without decoding the picture. An image
-// by URL or file id, or one whose size cannot be read, is taken as 1024×1024.
+// An image costs what the backend's Framing.Image says of its size in
+// pixels, read from the first bytes of the base64 data (the PNG, GIF or WebP
+// header, the JPEG frame header) without decoding the picture. An image by
+// URL or file id, or one whose size cannot be read, is taken as 1024×1024.
 
 // defaultSide is the side of an image whose size is unknown.
 const defaultSide = 1024
@@ -34,7 +26,7 @@ const defaultSide = 1024
 // frame header may follow a large EXIF block.
 const headerBytes = 256 << 10
 
-func imageTokens(m *translate.Media, backend translate.Protocol) int {
+func imageTokens(m *translate.Media, f *Framing) int {
 	w, h := defaultSide, defaultSide
 	if m != nil && m.Data != "" {
 		if x, y, ok := ImageSize(m.Data); ok {
@@ -45,41 +37,18 @@ func imageTokens(m *translate.Media, backend translate.Protocol) int {
 	if m != nil {
 		detail = m.Detail
 	}
-	return ImageTokens(w, h, backend, detail)
+	return ImageTokens(w, h, f, detail)
 }
 
-// ImageTokens returns what an image of w×h pixels costs a backend speaking
-// protocol backend; detail is OpenAI's image detail ("low", "high", "auto").
-func ImageTokens(w, h int, backend translate.Protocol, detail string) int {
-	if w <= 0 || h <= 0 {
+// ImageTokens returns what an image of w×h pixels costs a backend of
+// framing f (f.Image; nil f: OpenAI's); detail is the image detail the
+// request asked for ("low", "high", "auto", or "").
+func ImageTokens(w, h int, f *Framing, detail string) int {
+	f = f.orDefault()
+	if w <= 0 || h <= 0 || f.Image == nil {
 		return 0
 	}
-	switch {
-	case isOpenAIFamily(backend):
-		if detail == "low" {
-			return 85
-		}
-		fw, fh := float64(w), float64(h)
-		if s := 2048 / max(fw, fh); s < 1 {
-			fw, fh = fw*s, fh*s
-		}
-		if s := 768 / min(fw, fh); s < 1 {
-			fw, fh = fw*s, fh*s
-		}
-		tiles := ceilDiv(int(fw+0.5), 512) * ceilDiv(int(fh+0.5), 512)
-		return 85 + 170*tiles
-	case backend == translate.ProtocolGemini:
-		if w <= 384 && h <= 384 {
-			return 258
-		}
-		return 258 * ceilDiv(w, 768) * ceilDiv(h, 768)
-	default: // Anthropic
-		fw, fh := float64(w), float64(h)
-		if s := 1568 / max(fw, fh); s < 1 {
-			fw, fh = fw*s, fh*s
-		}
-		return int(min(fw*fh/750, 1600) + 0.5)
-	}
+	return f.Image(w, h, detail)
 }
 
 // ImageSize reads an image's width and height from the start of its base64
@@ -116,15 +85,13 @@ func webpSize(b []byte) (int, int, bool) {
 	return 0, 0, false
 }
 
-// Documents: a text document costs its text; a PDF costs a per-page figure
-// (Gemini: 258 per page, as an image; Anthropic: text plus a page image,
-// about 1,500–3,000 tokens a page by its documentation, taken as 2,250;
-// OpenAI: a page image and its text, taken as 1,000), with the pages counted
-// from the PDF's page objects.
+// Documents: a text document costs its text; a PDF costs the backend's
+// per-page figure (Framing.PDFPage), with the pages counted from the PDF's
+// page objects.
 //
 // Estimate does not decode a PDF: it takes one page per pdfBytesPerPage of
 // base64 data.
-func documentTokens(m *translate.Media, backend translate.Protocol, c counter) int {
+func documentTokens(m *translate.Media, f *Framing, c counter) int {
 	if m == nil {
 		return 0
 	}
@@ -144,14 +111,7 @@ func documentTokens(m *translate.Media, backend translate.Protocol, c counter) i
 			pages = max(1, PDFPages(raw))
 		}
 	}
-	switch {
-	case backend == translate.ProtocolGemini:
-		return 258 * pages
-	case isOpenAIFamily(backend):
-		return 1000 * pages
-	default:
-		return 2250 * pages
-	}
+	return f.PDFPage * pages
 }
 
 // pdfBytesPerPage is the base64 size of an average PDF page, for Estimate.

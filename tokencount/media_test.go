@@ -85,24 +85,24 @@ func TestImageSize(t *testing.T) {
 func TestImageTokens(t *testing.T) {
 	tests := []struct {
 		w, h    int
-		backend translate.Protocol
+		backend *Framing
 		detail  string
 		want    int
 	}{
-		{1000, 1000, translate.ProtocolAnthropic, "", 1333},  // Anthropic: 1000×1000 ≈ 1334
-		{1092, 1092, translate.ProtocolAnthropic, "", 1590},  // Anthropic: max size for 1:1 ≈ 1590
-		{200, 200, translate.ProtocolAnthropic, "", 53},      // Anthropic: 200×200 ≈ 54
-		{4000, 4000, translate.ProtocolAnthropic, "", 1600},  // scaled down to ~1,600
-		{1024, 1024, translate.ProtocolOpenAIChat, "", 765},  // OpenAI: 1024² high → 4 tiles
-		{2048, 4096, translate.ProtocolOpenAIChat, "", 1105}, // OpenAI: → 768×1536, 6 tiles
-		{4096, 8192, translate.ProtocolOpenAIResponses, "low", 85},
-		{384, 384, translate.ProtocolGemini, "", 258},
-		{1000, 1000, translate.ProtocolGemini, "", 1032},
-		{0, 10, translate.ProtocolGemini, "", 0},
+		{1000, 1000, Anthropic, "", 1333}, // Anthropic: 1000×1000 ≈ 1334
+		{1092, 1092, Anthropic, "", 1590}, // Anthropic: max size for 1:1 ≈ 1590
+		{200, 200, Anthropic, "", 53},     // Anthropic: 200×200 ≈ 54
+		{4000, 4000, Anthropic, "", 1600}, // scaled down to ~1,600
+		{1024, 1024, OpenAI, "", 765},     // OpenAI: 1024² high → 4 tiles
+		{2048, 4096, OpenAI, "", 1105},    // OpenAI: → 768×1536, 6 tiles
+		{4096, 8192, OpenAI, "low", 85},
+		{384, 384, Gemini, "", 258},
+		{1000, 1000, Gemini, "", 1032},
+		{0, 10, Gemini, "", 0},
 	}
 	for _, tt := range tests {
 		if got := ImageTokens(tt.w, tt.h, tt.backend, tt.detail); got != tt.want {
-			t.Errorf("ImageTokens(%d, %d, %s, %q) = %d, want %d", tt.w, tt.h, tt.backend, tt.detail, got, tt.want)
+			t.Errorf("ImageTokens(%d, %d, %s, %q) = %d, want %d", tt.w, tt.h, framingName(tt.backend), tt.detail, got, tt.want)
 		}
 	}
 }
@@ -115,8 +115,8 @@ func TestPDFPages(t *testing.T) {
 	req := &translate.Request{Messages: []translate.Message{{Role: translate.RoleUser, Parts: []translate.Part{
 		{Type: translate.PartDocument, Media: &translate.Media{MediaType: "application/pdf", Data: base64.StdEncoding.EncodeToString(pdf)}},
 	}}}}
-	base := Count(&translate.Request{Messages: []translate.Message{{Role: translate.RoleUser}}}, translate.ProtocolGemini, "")
-	if got := Count(req, translate.ProtocolGemini, "") - base; got != 2*258 {
+	base := Count(&translate.Request{Messages: []translate.Message{{Role: translate.RoleUser}}}, Gemini, "")
+	if got := Count(req, Gemini, "") - base; got != 2*258 {
 		t.Errorf("a 2-page PDF costs Gemini %d, want %d", got, 2*258)
 	}
 }

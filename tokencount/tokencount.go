@@ -17,27 +17,34 @@
 //     other scripts) and applies factors calibrated against Count. It reads
 //     each byte once and allocates nothing, so it may run on a chat request.
 //
+// What differs between backends besides the text — the tokens an API adds
+// around messages and tools, what an image or a PDF page costs, which
+// vocabulary its models use — is a Framing. OpenAI, Anthropic and Gemini
+// describe the three providers' APIs; the caller says which one a request
+// goes to (louter's protocol rows hold each backend protocol's), and may
+// describe another. A nil *Framing is OpenAI's.
+//
 // The package does not import Caddy.
 package tokencount
 
 import (
-	"strings"
 	"unsafe"
 
 	"github.com/louter/louter/translate"
 )
 
-// Count returns the input tokens of req as a backend speaking protocol
-// backend would count them, with a BPE tokenizer chosen by model.
-func Count(req *translate.Request, backend translate.Protocol, model string) int {
-	return walk(req, backend, counter{text: encodingFor(backend, model).count, exact: true})
+// Count returns the input tokens of req as a backend of framing f would
+// count them, with a BPE tokenizer chosen by model (f.Encoding).
+func Count(req *translate.Request, f *Framing, model string) int {
+	f = f.orDefault()
+	return walk(req, f, counter{text: encodingFor(f, model).count, exact: true})
 }
 
 // Estimate returns the input tokens of req without running a tokenizer (see
 // the package documentation). It is meant for the hot path: one pass over the
 // text, no allocation.
-func Estimate(req *translate.Request, backend translate.Protocol) int {
-	return walk(req, backend, counter{text: EstimateText})
+func Estimate(req *translate.Request, f *Framing) int {
+	return walk(req, f.orDefault(), counter{text: EstimateText})
 }
 
 // Quick is Estimate reading a sample of each long text — sampleWindows
@@ -45,8 +52,8 @@ func Estimate(req *translate.Request, backend translate.Protocol) int {
 // and scaling by the text's length: a 100 KB request costs about ten
 // kilobytes of scanning. It is what a stream's first event announces when
 // the backend has not said, and what a route's tokens condition tests.
-func Quick(req *translate.Request, backend translate.Protocol) int {
-	return walk(req, backend, counter{text: sampledEstimate})
+func Quick(req *translate.Request, f *Framing) int {
+	return walk(req, f.orDefault(), counter{text: sampledEstimate})
 }
 
 // The sample of a long text. Many small windows spread over the text
@@ -92,27 +99,6 @@ func cutRune(s string, i int) int {
 	return i
 }
 
-// framing is what a protocol adds around the text its requests carry, in
-// tokens. The values follow the providers' published descriptions where there
-// are any (OpenAI: 3 tokens per message and 3 to prime the reply; Anthropic:
-// a 346-token system prompt whenever tools are offered) and are otherwise
-// small constants for the role markers.
-type framing struct {
-	request     int // once per request
-	message     int // per message, and for the system prompt
-	tool        int // per tool definition
-	toolsPrompt int // once when the request offers tools
-	toolCall    int // per tool call, beyond its name and arguments
-	toolResult  int // per tool result, beyond its content
-}
-
-var framings = map[translate.Protocol]framing{
-	translate.ProtocolOpenAIChat:      {request: 3, message: 3, tool: 8, toolsPrompt: 12, toolCall: 4, toolResult: 4},
-	translate.ProtocolOpenAIResponses: {request: 3, message: 3, tool: 8, toolsPrompt: 12, toolCall: 4, toolResult: 4},
-	translate.ProtocolAnthropic:       {request: 4, message: 4, tool: 8, toolsPrompt: 346, toolCall: 6, toolResult: 6},
-	translate.ProtocolGemini:          {request: 1, message: 3, tool: 6, toolsPrompt: 8, toolCall: 4, toolResult: 4},
-}
-
 // counter turns text into tokens; exact is false for the estimate, which
 // must not decode documents.
 type counter struct {
@@ -121,25 +107,21 @@ type counter struct {
 }
 
 // walk adds up what the backend sees of req, turning text into tokens with
-// c and media into tokens with the backend's formula.
-func walk(req *translate.Request, backend translate.Protocol, c counter) int {
-	f, ok := framings[backend]
-	if !ok {
-		f = framings[translate.ProtocolOpenAIChat]
-	}
-	n := f.request
+// c and media into tokens with f's rules.
+func walk(req *translate.Request, f *Framing, c counter) int {
+	n := f.Request
 	if len(req.System) > 0 {
-		n += f.message
+		n += f.Message
 		for i := range req.System {
 			n += c.text(req.System[i].Text)
 		}
 	}
 	if len(req.Tools) > 0 {
-		n += f.toolsPrompt
+		n += f.ToolsPrompt
 	}
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		n += f.tool + c.text(t.Name) + c.text(t.Description) + c.text(bytesView(t.Schema))
+		n += f.Tool + c.text(t.Name) + c.text(t.Description) + c.text(bytesView(t.Schema))
 	}
 	// Reasoning of earlier turns is not sent again (Anthropic strips it,
 	// OpenAI and Gemini drop it); the turn in progress — the assistant
@@ -147,15 +129,15 @@ func walk(req *translate.Request, backend translate.Protocol, c counter) int {
 	// — keeps it.
 	current := currentTurn(req.Messages)
 	for i := range req.Messages {
-		n += f.message
+		n += f.Message
 		for j := range req.Messages[i].Parts {
-			n += part(&req.Messages[i].Parts[j], backend, f, i >= current, c)
+			n += part(&req.Messages[i].Parts[j], f, i >= current, c)
 		}
 	}
 	return n
 }
 
-func part(p *translate.Part, backend translate.Protocol, f framing, current bool, c counter) int {
+func part(p *translate.Part, f *Framing, current bool, c counter) int {
 	switch p.Type {
 	case translate.PartText:
 		return c.text(p.Text)
@@ -164,18 +146,18 @@ func part(p *translate.Part, backend translate.Protocol, f framing, current bool
 			return c.text(p.Text)
 		}
 	case translate.PartImage:
-		return imageTokens(p.Media, backend)
+		return imageTokens(p.Media, f)
 	case translate.PartDocument:
-		return documentTokens(p.Media, backend, c)
+		return documentTokens(p.Media, f, c)
 	case translate.PartToolCall:
 		if tc := p.ToolCall; tc != nil {
-			return f.toolCall + c.text(tc.Name) + c.text(tc.Arguments)
+			return f.ToolCall + c.text(tc.Name) + c.text(tc.Arguments)
 		}
 	case translate.PartToolResult:
 		if r := p.ToolResult; r != nil {
-			n := f.toolResult
+			n := f.ToolResult
 			for k := range r.Content {
-				n += part(&r.Content[k], backend, f, current, c)
+				n += part(&r.Content[k], f, current, c)
 			}
 			return n
 		}
@@ -208,19 +190,4 @@ func bytesView(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
-}
-
-// isOpenAIFamily reports whether a backend protocol is one of OpenAI's.
-func isOpenAIFamily(p translate.Protocol) bool {
-	return p == translate.ProtocolOpenAIChat || p == translate.ProtocolOpenAIResponses
-}
-
-// hasAnyPrefix reports whether s starts with one of prefixes.
-func hasAnyPrefix(s string, prefixes ...string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }

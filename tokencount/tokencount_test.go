@@ -53,9 +53,9 @@ func TestCountWhatTheBackendSees(t *testing.T) {
 			r.Messages = append(r.Messages, translate.Message{Role: translate.RoleAssistant, Parts: []translate.Part{{Type: translate.PartThinking, Text: sentence}}})
 		}, true},
 	}
-	for _, backend := range []translate.Protocol{translate.ProtocolAnthropic, translate.ProtocolOpenAIChat, translate.ProtocolOpenAIResponses, translate.ProtocolGemini} {
+	for name, backend := range map[string]*Framing{"anthropic": Anthropic, "openai": OpenAI, "gemini": Gemini} {
 		for _, tt := range tests {
-			t.Run(string(backend)+"/"+tt.name, func(t *testing.T) {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				req := *base
 				req.Messages = append([]translate.Message(nil), base.Messages...)
 				req.Messages[0].Parts = append([]translate.Part(nil), base.Messages[0].Parts...)
@@ -83,8 +83,8 @@ func TestFinishedTurnsReasoningIsNotCounted(t *testing.T) {
 			{Role: translate.RoleUser, Parts: []translate.Part{{Type: translate.PartText, Text: "q2"}}},
 		}
 	}
-	with := Count(&translate.Request{Messages: msgs(true)}, translate.ProtocolAnthropic, "")
-	without := Count(&translate.Request{Messages: msgs(false)}, translate.ProtocolAnthropic, "")
+	with := Count(&translate.Request{Messages: msgs(true)}, Anthropic, "")
+	without := Count(&translate.Request{Messages: msgs(false)}, Anthropic, "")
 	if with != without {
 		t.Errorf("an earlier turn's thinking changed the count: %d vs %d", with, without)
 	}
@@ -92,21 +92,22 @@ func TestFinishedTurnsReasoningIsNotCounted(t *testing.T) {
 
 func TestEncodingFor(t *testing.T) {
 	tests := []struct {
-		backend translate.Protocol
+		name    string
+		backend *Framing
 		model   string
 		want    *bpe
 	}{
-		{translate.ProtocolOpenAIChat, "gpt-4-turbo", cl100k},
-		{translate.ProtocolOpenAIChat, "gpt-3.5-turbo", cl100k},
-		{translate.ProtocolOpenAIChat, "gpt-4o-mini", o200k},
-		{translate.ProtocolOpenAIChat, "gpt-4.1", o200k},
-		{translate.ProtocolOpenAIResponses, "gpt-5", o200k},
-		{translate.ProtocolAnthropic, "gpt-4", o200k},
-		{translate.ProtocolGemini, "gemini-2.5-pro", o200k},
+		{"openai", OpenAI, "gpt-4-turbo", cl100k},
+		{"openai", OpenAI, "gpt-3.5-turbo", cl100k},
+		{"openai", OpenAI, "gpt-4o-mini", o200k},
+		{"openai", OpenAI, "gpt-4.1", o200k},
+		{"openai", OpenAI, "gpt-5", o200k},
+		{"anthropic", Anthropic, "gpt-4", o200k},
+		{"gemini", Gemini, "gemini-2.5-pro", o200k},
 	}
 	for _, tt := range tests {
 		if got := encodingFor(tt.backend, tt.model); got != tt.want {
-			t.Errorf("encodingFor(%s, %s) = %s, want %s", tt.backend, tt.model, got.enc, tt.want.enc)
+			t.Errorf("encodingFor(%s, %s) = %s, want %s", tt.name, tt.model, got.enc, tt.want.enc)
 		}
 	}
 }
@@ -116,8 +117,8 @@ func TestEstimatorsDoNotAllocate(t *testing.T) {
 	files := loadCorpus(t)
 	req := files[0].req
 	for name, f := range map[string]func(){
-		"Estimate": func() { Estimate(req, translate.ProtocolOpenAIChat) },
-		"Quick":    func() { Quick(req, translate.ProtocolOpenAIChat) },
+		"Estimate": func() { Estimate(req, OpenAI) },
+		"Quick":    func() { Quick(req, OpenAI) },
 	} {
 		if n := testing.AllocsPerRun(10, f); n != 0 {
 			t.Errorf("%s allocates %.0f times per request", name, n)
@@ -130,11 +131,11 @@ func TestEstimatorsDoNotAllocate(t *testing.T) {
 func TestCountConcurrently(t *testing.T) {
 	files := loadCorpus(t)
 	req := files[len(files)-1].req // the captured Claude Code request
-	want := Count(req, translate.ProtocolAnthropic, "")
+	want := Count(req, Anthropic, "")
 	var wg sync.WaitGroup
 	got := make([]int, 4)
 	for i := range got {
-		wg.Go(func() { got[i] = Count(req, translate.ProtocolAnthropic, "") })
+		wg.Go(func() { got[i] = Count(req, Anthropic, "") })
 	}
 	wg.Wait()
 	for i, n := range got {

@@ -222,7 +222,7 @@ func TestToolNamingCodecs(t *testing.T) {
 // its client's protocol reports the input early and its backend's does not
 // report it at its start; never for a complete answer.
 func TestUsageTimingCodecs(t *testing.T) {
-	count := func(*Request, Protocol) int { return 42 }
+	count := func(*Request) int { return 42 }
 	ps := []Protocol{ProtocolAnthropic, ProtocolOpenAIChat, ProtocolOpenAIResponses, ProtocolGemini}
 	early := map[Protocol]bool{ProtocolAnthropic: true, ProtocolGemini: true}
 	for _, client := range ps {

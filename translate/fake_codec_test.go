@@ -221,7 +221,7 @@ func TestTestOnlyProtocolDefaults(t *testing.T) {
 	// its start).
 	plain, _ := translate.Lookup(testPlain)
 	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
-	count := func(*translate.Request, translate.Protocol) int { return 42 }
+	count := func(*translate.Request) int { return 42 }
 	out, req, err := translate.TranslateRequest([]byte(`{"model":"m","stream":true,"max_tokens":900,"prompt":"hi"}`), nil,
 		&translate.RequestRoute{Client: plain, Backend: anth, BackendModel: "claude", MaxTokens: 100, CountInput: count})
 	if err != nil || gjson.GetBytes(out, "model").Str != "claude" || gjson.GetBytes(out, "max_tokens").Int() != 100 || req.Model != "m" || req.InputTokensEstimate != 0 {
@@ -264,7 +264,7 @@ func TestTestOnlyProtocolOwnAnswers(t *testing.T) {
 	// for a stream from an OpenAI Chat backend, none from its own kind.
 	rich, _ := translate.Lookup(testRich)
 	chat, _ := translate.Lookup(translate.ProtocolOpenAIChat)
-	count := func(*translate.Request, translate.Protocol) int { return 42 }
+	count := func(*translate.Request) int { return 42 }
 	body := []byte(`{"model":"m","stream":true,"prompt":"hi"}`)
 	if _, req, err := translate.TranslateRequest(body, nil, &translate.RequestRoute{Client: rich, Backend: chat, BackendModel: "gpt", CountInput: count}); err != nil || req.InputTokensEstimate != 42 {
 		t.Errorf("from openai chat: %+v %v", req, err)

@@ -25,10 +25,10 @@ type RequestRoute struct {
 	// Stream, when not nil, is whether to stream as the URL says
 	// (Gemini), which the body cannot tell.
 	Stream *bool
-	// CountInput estimates the input tokens of req sent to a backend of
-	// protocol p (tokencount.Quick, which this package cannot import).
-	// Nil: no estimate is made.
-	CountInput func(req *Request, p Protocol) int
+	// CountInput estimates the input tokens of req as the backend counts
+	// them (tokencount.Quick with the backend's framing, which this
+	// package cannot import). Nil: no estimate is made.
+	CountInput func(req *Request) int
 }
 
 // TranslateRequest translates a client's request for the backend: it
@@ -77,7 +77,7 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 	c.Model = clientModel
 	c.Dropped = enc.Dropped // what decoding and encoding left out, for the exchange record
 	if rt.CountInput != nil && needsInputEstimate(ir, rt.Client.Protocol(), backend) {
-		c.InputTokensEstimate = rt.CountInput(ir, backend)
+		c.InputTokensEstimate = rt.CountInput(ir)
 	}
 	return out, &c, nil
 }
