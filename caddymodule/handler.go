@@ -169,7 +169,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	rw := newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
-	rw.hold.possible = canFallBack
+	gate := gateFallback(rw, canFallBack) // fallback_gate.go
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
 	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil
@@ -221,8 +221,8 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	// GenAI attributes on the tracing handler's span and a span for this
 	// attempt (tracing.go); nil when the request is not traced. Only the
 	// attempt that answers puts its response on the request's span.
-	rw.trace = startTrace(r, ep.protocol, b, rw.clientReq, backendModel, rw.passthrough, body)
-	defer func() { rw.trace.end(rw, failure == nil) }()
+	trace := traceAttempt(r, ep.protocol, b, rw, backendModel, body)
+	defer func() { rw.hookEnd(failure == nil) }()
 
 	if !q.admitted {
 		// Client and route limits apply once per client request, at its
@@ -239,7 +239,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	rw.count.on = l.access.countsUsage(clientOf(r), q.route)
 
 	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
-	rw.dropRequest = q.requestRelease(r, rw) // request_release.go
+	q.releaseOnContent(r, rw) // request_release.go
 	r = b.attachCredential(r, cred)
 	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
 	q.recordBackendRequest(r, b, backendModel, body, rw)
@@ -270,8 +270,8 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		// louter ends the response properly instead — an error event in
 		// the client's protocol, or an error response when nothing was sent
 		// yet — and returns normally.
-		if v == http.ErrAbortHandler && r.Context().Err() == nil && canFallBack {
-			if f := rw.failedBeforeContent(errors.New("the backend connection failed")); f != nil {
+		if v == http.ErrAbortHandler && r.Context().Err() == nil && gate != nil {
+			if f := gate.failedBeforeContent(rw, errors.New("the backend connection failed")); f != nil {
 				failure, err = f, nil
 				return // nothing reached the client: the next backend takes over
 			}
@@ -290,10 +290,10 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if timers != nil {
 		defer timers.stop()
 	}
-	ur = rw.trace.startAttempt(ur, b, backendModel)
+	ur = trace.startAttempt(ur, b, backendModel)
 	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
-	if canFallBack && r.Context().Err() == nil { // a client that has gone is not served by another backend either
-		if f := rw.failedBeforeContent(uerr); f != nil {
+	if gate != nil && r.Context().Err() == nil { // a client that has gone is not served by another backend either
+		if f := gate.failedBeforeContent(rw, uerr); f != nil {
 			f.retryAfter = retryAfter(rw.header, time.Now())
 			return f, nil
 		}
