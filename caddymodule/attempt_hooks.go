@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/louter/louter/translate"
@@ -67,6 +68,23 @@ type attemptObserver interface {
 	onClientWrite(rw *responseWriter)
 	onFirstContent(rw *responseWriter)
 	onEnd(rw *responseWriter, final bool)
+}
+
+// An attemptWatcher starts a feature's observers of an attempt: it is
+// called on every attempt once the request for the backend is ready (r,
+// with the backend's body, path and credential), before the backend is
+// asked, and registers what it watches with rw.addObserver. An attempt the
+// client's limits refuse never gets that far. louter's own features
+// register from serveBackend's steps instead, because some must start
+// earlier or wrap the request; a feature that only watches needs no more
+// than a watcher in Louter.watchers.
+type attemptWatcher func(r *http.Request, rw *responseWriter)
+
+// watchAttempt starts the watchers' observers of attempt rw.
+func (l *Louter) watchAttempt(r *http.Request, rw *responseWriter) {
+	for _, watch := range l.watchers {
+		watch(r, rw)
+	}
 }
 
 // attemptHooks is a set of attemptObserver methods, one bit each.

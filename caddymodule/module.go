@@ -138,6 +138,10 @@ type Louter struct {
 	// recording is nil unless record is set (record_config.go).
 	recording *recording
 
+	// watchers start the observers of features other than louter's own
+	// (attempt_hooks.go), on every attempt.
+	watchers []attemptWatcher
+
 	// The token counting bounds (count_bounds.go): the body limit in
 	// force, the slots of the calls in progress (nil: no bound) and how
 	// long a call waits for one.
