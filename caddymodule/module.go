@@ -5,6 +5,13 @@
 // backend's own stock reverse_proxy, and translates the response — JSON,
 // errors and live SSE streams — back into the client's protocol as it
 // arrives.
+//
+// Each backend attempt is served by serveBackend (handler.go) in named
+// steps, through a responseWriter (response_writer.go) that only writes.
+// The gateway features that watch an attempt — tracing, recording, the
+// stream timers, the fallback gate, the release of the request — are
+// observers registered on the writer, each in its own file; the hooks and
+// their contract are in attempt_hooks.go.
 package caddymodule
 
 import (
