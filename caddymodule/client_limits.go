@@ -63,6 +63,27 @@ type grant struct {
 	holds        []*limits.Reservation
 }
 
+// admitAttempt applies the client's and route's limits once per client
+// request, at its first attempt (ServeHTTP settles them with the answering
+// one), and has the answer counted when its usage counts (usage_settle.go).
+// A refused request has been answered: false, and q.rw is cleared (no
+// backend was asked).
+func (l *Louter) admitAttempt(w http.ResponseWriter, r *http.Request, q *chatRequest, a *attempt) bool {
+	rw := a.rw
+	if !q.admitted {
+		g, ok := l.admit(w, r, q.ep.protocol, q.route, q.model, a.backendModel, a.body, rw)
+		if !ok {
+			q.rw = nil
+			return false
+		}
+		q.grant, q.admitted = g, true
+	}
+	// What a request whose usage counts answered is counted as it goes,
+	// for when the backend reports no usage.
+	rw.count.on = l.access.countsUsage(clientOf(r), q.route)
+	return true
+}
+
 // admit applies the client's model list and the client's and route's
 // limits to a chat request. A refused request has been answered (nil
 // grant, false). The estimate is the translated request's quick token

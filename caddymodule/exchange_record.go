@@ -248,14 +248,6 @@ func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
 	}
 }
 
-// contentSent notes when the first content goes to the client; rw.mu is
-// held. After the first, an event costs one test of a time.
-func (rw *responseWriter) contentSent() {
-	if rw.firstContent.IsZero() {
-		rw.firstContent = time.Now()
-	}
-}
-
 // failureKind is the upstream error kind of a response that was handled:
 // the backend's error status, an undecodable answer, or a broken stream;
 // empty when the backend answered well. aborted is whether its connection

@@ -152,7 +152,51 @@ type routeTarget struct {
 // When canFallBack is set and the attempt fails before the client received
 // anything, in a way another backend may not (fallback_gate.go), nothing is
 // written and the failure is returned for the next backend of the chain.
+//
+// The gateway features that watch the attempt register on its writer as
+// they start (attempt_hooks.go); each step below is one feature's or the
+// translation's.
 func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatRequest, t routeTarget, canFallBack bool) (failure *attemptFailure, err error) {
+	a, te := l.newAttempt(w, r, q, t)
+	if te != nil {
+		return nil, l.reject(w, q.client, te) // no backend was asked: q.rw stays nil
+	}
+	rw := a.rw
+	gate := gateFallback(rw, canFallBack) // fallback_gate.go
+	// GenAI attributes on the tracing handler's span and a span for this
+	// attempt (tracing.go); nil when the request is not traced. Only the
+	// attempt that answers puts its response on the request's span.
+	trace := traceAttempt(r, q.ep.protocol, a.backend, rw, a.backendModel, a.body)
+	defer func() { rw.hookEnd(failure == nil) }()
+	if !l.admitAttempt(w, r, q, &a) { // client_limits.go
+		return nil, nil // refused: no backend was asked
+	}
+	r = l.backendRequest(r, q, &a)
+	l.watchAttempt(r, rw) // features beyond louter's own (attempt_hooks.go)
+	defer l.recoverBackendCut(r, q, &a, gate, &failure, &err)
+	ur, timers := l.startStreamTimers(rw, r) // stream_timers.go
+	if timers != nil {
+		defer timers.stop()
+	}
+	ur = trace.startAttempt(ur, a.backend, a.backendModel)
+	uerr := a.backend.upstream.ServeHTTP(rw, ur, nopNext)
+	return l.finishAttempt(w, r, q, &a, gate, uerr)
+}
+
+// attempt is one backend attempt of a request, as serveBackend's steps
+// share it.
+type attempt struct {
+	backend      *Backend
+	backendModel string
+	body         []byte        // the body for the backend, until the request to send carries it
+	sw           *secretWriter // the client's writer, scrubbed of the keys
+	rw           *responseWriter
+}
+
+// newAttempt makes the attempt's response writer and the body for its
+// backend: the client's body edited (passthrough) or translated. The
+// error, when not nil, is the client's answer: the backend is not asked.
+func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatRequest, t routeTarget) (attempt, *translate.Error) {
 	ep, client, body, model, pathModel := q.ep, q.client, q.body, q.model, q.pathModel
 	b := t.backend
 	backendModel := model
@@ -162,7 +206,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	q.x.route(b, q.route.Match, model, backendModel)
 	q.rw = nil
 	if te := checkBackendModel(b, backendModel, t.rename != ""); te != nil {
-		return nil, l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
+		return attempt{}, te // a name bound for the backend's URL (model_name.go)
 	}
 
 	// Every answer from here on goes through the scrubber: no key, the
@@ -170,7 +214,6 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	rw := newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
-	rw.hold.possible = canFallBack
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
 	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil
@@ -203,7 +246,7 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		var te *translate.Error
 		body, rw.hideUsage, te = passthroughBody(body, q.top, model, bodyBackendModel, b.MaxTokens, wantUsage) // passthrough_body.go
 		if te != nil {
-			return nil, l.reject(w, client, te)
+			return attempt{}, te
 		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
 	} else {
@@ -212,89 +255,90 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		q.ir = nil // taken over by this attempt's translation
 		body, rw.clientReq, te = l.translateRequest(client, b, body, ir, model, backendModel, urlStream)
 		if te != nil {
-			return nil, l.reject(w, client, te) // no backend was asked: q.rw stays nil
+			return attempt{}, te
 		}
 		rw.wantStream = rw.clientReq.Stream
 	}
 	sw.stream = rw.wantStream
 	q.rw, q.dropped = rw, rw.clientReq.Dropped
 	q.x.streaming(rw.wantStream)
-	// GenAI attributes on the tracing handler's span and a span for this
-	// attempt (tracing.go); nil when the request is not traced. Only the
-	// attempt that answers puts its response on the request's span.
-	rw.trace = startTrace(r, ep.protocol, b, rw.clientReq, backendModel, rw.passthrough, body)
-	defer func() { rw.trace.end(rw, failure == nil) }()
+	return attempt{backend: b, backendModel: backendModel, body: body, sw: sw, rw: rw}, nil
+}
 
-	if !q.admitted {
-		// Client and route limits apply once per client request, at its
-		// first attempt; ServeHTTP settles them with the answering one.
-		g, ok := l.admit(w, r, ep.protocol, q.route, model, backendModel, body, rw) // client_limits.go
-		if !ok {
-			q.rw = nil // refused: no backend was asked
-			return nil, nil
-		}
-		q.grant, q.admitted = g, true
-	}
-	// What a request whose usage counts answered is counted as it goes,
-	// for when the backend reports no usage (usage_settle.go).
-	rw.count.on = l.access.countsUsage(clientOf(r), q.route)
-
-	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
-	rw.dropRequest = q.requestRelease(r, rw) // request_release.go
+// backendRequest rewrites the client's request for the attempt's backend
+// and returns the request to send it: the body, path and headers
+// (request_rewrite.go), the credential, the conversation key. The request's
+// copies are let go of once the answer's first content is out
+// (request_release.go), and a recording records what is sent
+// (record_capture.go).
+func (l *Louter) backendRequest(r *http.Request, q *chatRequest, a *attempt) *http.Request {
+	b, rw := a.backend, a.rw
+	cred := rewriteRequest(r, backendRequest{backend: b, body: a.body, model: a.backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+	q.releaseOnContent(r, rw)
 	r = b.attachCredential(r, cred)
 	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
-	q.recordBackendRequest(r, b, backendModel, body, rw)
+	q.recordBackendRequest(r, b, a.backendModel, a.body, rw)
+	// The request holds the body now: the attempt, which lives as long as
+	// the response, must not keep it from being let go of.
+	a.body = nil
 
 	if c := l.logger.Check(zapcore.DebugLevel, "routing request"); c != nil {
 		c.Write(
-			zap.String("client", string(ep.protocol)),
+			zap.String("client", string(q.ep.protocol)),
 			zap.String("backend", b.name),
 			zap.String("backend_protocol", string(b.Protocol)),
-			zap.String("model", model),
-			zap.String("backend_model", backendModel),
+			zap.String("model", q.model),
+			zap.String("backend_model", a.backendModel),
 			zap.Bool("stream", rw.wantStream),
 			zap.Bool("passthrough", rw.passthrough),
 		)
 	}
-	defer func() {
-		v := recover()
-		if v == nil {
-			return
-		}
-		// reverse_proxy panics with http.ErrAbortHandler when copying the
-		// response fails after the status was written, whichever side
-		// failed. When the client's connection failed or the client went
-		// away (its context is done), aborting is right: the panic goes on,
-		// and net/http drops the connection. But when the backend's
-		// connection failed mid-body, the client is still there and would
-		// see a truncated stream it cannot tell from a finished one; so
-		// louter ends the response properly instead — an error event in
-		// the client's protocol, or an error response when nothing was sent
-		// yet — and returns normally.
-		if v == http.ErrAbortHandler && r.Context().Err() == nil && canFallBack {
-			if f := rw.failedBeforeContent(errors.New("the backend connection failed")); f != nil {
-				failure, err = f, nil
-				return // nothing reached the client: the next backend takes over
-			}
-		}
-		if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
-			l.logger.Warn("backend connection failed during the response", zap.String("backend", b.name), zap.String("model", model))
-			q.x.aborted = true
-			sw.close()
-			err = nil
-			return
-		}
-		panic(v)
-	}()
+	return r
+}
 
-	ur, timers := l.startStreamTimers(rw, r)
-	if timers != nil {
-		defer timers.stop()
+// recoverBackendCut is deferred around the upstream handler, which may
+// panic. gate is the attempt's fallback gate, nil when no other backend
+// may take over; failure and err are serveBackend's results.
+//
+// reverse_proxy panics with http.ErrAbortHandler when copying the response
+// fails after the status was written, whichever side failed. When the
+// client's connection failed or the client went away (its context is
+// done), aborting is right: the panic goes on, and net/http drops the
+// connection. But when the backend's connection failed mid-body, the
+// client is still there and would see a truncated stream it cannot tell
+// from a finished one; so louter ends the response properly instead — an
+// error event in the client's protocol, or an error response when nothing
+// was sent yet — and returns normally.
+func (l *Louter) recoverBackendCut(r *http.Request, q *chatRequest, a *attempt, gate *fallbackGate, failure **attemptFailure, err *error) {
+	v := recover()
+	if v == nil {
+		return
 	}
-	ur = rw.trace.startAttempt(ur, b, backendModel)
-	uerr := b.upstream.ServeHTTP(rw, ur, nopNext)
-	if canFallBack && r.Context().Err() == nil { // a client that has gone is not served by another backend either
-		if f := rw.failedBeforeContent(uerr); f != nil {
+	rw := a.rw
+	if v == http.ErrAbortHandler && r.Context().Err() == nil && gate != nil {
+		if f := gate.failedBeforeContent(rw, errors.New("the backend connection failed")); f != nil {
+			*failure, *err = f, nil
+			return // nothing reached the client: the next backend takes over
+		}
+	}
+	if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
+		l.logger.Warn("backend connection failed during the response", zap.String("backend", a.backend.name), zap.String("model", q.model))
+		q.x.aborted = true
+		a.sw.close()
+		*err = nil
+		return
+	}
+	panic(v)
+}
+
+// finishAttempt answers the client once the upstream handler has returned
+// with uerr, or returns the failure a fallback chain moves on from (gate
+// is the attempt's fallback gate, nil when no other backend may take
+// over).
+func (l *Louter) finishAttempt(w http.ResponseWriter, r *http.Request, q *chatRequest, a *attempt, gate *fallbackGate, uerr error) (*attemptFailure, error) {
+	rw, b := a.rw, a.backend
+	if gate != nil && r.Context().Err() == nil { // a client that has gone is not served by another backend either
+		if f := gate.failedBeforeContent(rw, uerr); f != nil {
 			f.retryAfter = retryAfter(rw.header, time.Now())
 			return f, nil
 		}
@@ -302,9 +346,9 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if te := rw.timedOut(); te != nil && rw.mode == modeUnset {
 		// first_byte_timeout: nothing reached the client, which gets an
 		// error status in its protocol.
-		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", model), zap.String("error", te.Message))
+		l.logger.Warn("backend sent no response in time", zap.String("backend", b.name), zap.String("model", q.model), zap.String("error", te.Message))
 		q.x.upstreamKind = upstreamFirstByteTimeout
-		return nil, l.reject(w, client, te)
+		return nil, l.reject(w, q.client, te)
 	}
 	if rw.mode == modeUnset {
 		// Nothing was written: the backend could not be reached (the
@@ -317,17 +361,17 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 			lvl = zapcore.DebugLevel // the client went away; nothing failed on our side
 		}
 		if c := l.logger.Check(lvl, "backend request failed"); c != nil {
-			c.Write(zap.String("backend", b.name), zap.String("model", model), zap.Error(uerr))
+			c.Write(zap.String("backend", b.name), zap.String("model", q.model), zap.Error(uerr))
 		}
 		if r.Context().Err() == nil {
 			q.x.upstreamKind = upstreamUnreachable
 		}
-		_ = l.reject(sw, client, upstreamError(uerr, b.name))
-		sw.close()
+		_ = l.reject(a.sw, q.client, upstreamError(uerr, b.name))
+		a.sw.close()
 		return nil, nil
 	}
 	rw.finish()
-	sw.close()
+	a.sw.close()
 	if uerr != nil {
 		l.logger.Warn("upstream handler reported an error after responding", zap.String("backend", b.name), zap.Error(uerr))
 	}

@@ -11,6 +11,13 @@
 // writes in its shape — is that protocol's row in protocols.go; the rest
 // of the package reads rows and never switches on a protocol's name. A new
 // protocol is a codec in package translate and a row here.
+//
+// Each backend attempt is served by serveBackend (handler.go) in named
+// steps, through a responseWriter (response_writer.go) that only writes.
+// The gateway features that watch an attempt — tracing, recording, the
+// stream timers, the fallback gate, the release of the request — are
+// observers registered on the writer, each in its own file; the hooks and
+// their contract are in attempt_hooks.go.
 package caddymodule
 
 import (
@@ -143,6 +150,10 @@ type Louter struct {
 
 	// recording is nil unless record is set (record_config.go).
 	recording *recording
+
+	// watchers start the observers of features other than louter's own
+	// (attempt_hooks.go), on every attempt.
+	watchers []attemptWatcher
 
 	// The token counting bounds (count_bounds.go): the body limit in
 	// force, the slots of the calls in progress (nil: no bound) and how

@@ -47,6 +47,6 @@ func (rw *responseWriter) readPassUsage() {
 	if resp, err := rw.backend.codec.DecodeResponse(buf); err == nil {
 		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
 		rw.count.response(resp)
-		rw.trace.response(resp)
+		rw.hookResponse(resp)
 	}
 }

@@ -9,16 +9,18 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/louter/louter/record"
+	"github.com/louter/louter/translate"
 )
 
 // The handler's hooks into a recording (record_config.go turns it on).
-// Each hook is a nil check when recording is off: q.rec and rw.rec are nil.
+// Each hook is a nil check when recording is off: q.rec is nil.
 //
 //   - startRecording wraps the client's writer: the client response.
 //   - recordClientBody: the client request, once read.
 //   - recordBackendRequest: what serveBackend sends, after rewriteRequest;
-//     it also hands the capture to the response writer, whose WriteHeader
-//     and Write record the backend response as reverse_proxy delivers it.
+//     it also registers the capture as an observer of the attempt
+//     (backendCapture), which records the backend response as
+//     reverse_proxy delivers it.
 //   - finishRecording queues the exchange for the writer.
 
 // startRecording starts recording the exchange when record is set, and
@@ -47,7 +49,7 @@ func (q *chatRequest) recordClientBody(r *http.Request, body []byte) {
 }
 
 // recordBackendRequest records the request about to be sent to backend b
-// and has rw record the response.
+// and has rw's observer record the response.
 func (q *chatRequest) recordBackendRequest(r *http.Request, b *Backend, backendModel string, body []byte, rw *responseWriter) {
 	if q.rec == nil {
 		return
@@ -58,8 +60,27 @@ func (q *chatRequest) recordBackendRequest(r *http.Request, b *Backend, backendM
 		MaxTokens: b.MaxTokens, Dialect: b.Dialect, Passthrough: rw.passthrough,
 	}
 	q.rec.BackendRequest(rb, r.Method, r.URL.Path, recordedQuery(r.URL.RawQuery), r.Header, body)
-	rw.rec = q.rec
+	rw.addObserver((*backendCapture)(q.rec), hookBackendHeader|hookBackendWrite)
 }
+
+// backendCapture is a recording's observer of an attempt: it records the
+// backend's status, headers and body as the response writer receives
+// them. It is the capture itself, so registering it allocates nothing.
+type backendCapture record.Capture
+
+func (c *backendCapture) onBackendHeader(rw *responseWriter, status int) {
+	(*record.Capture)(c).BackendHeader(status, rw.header)
+}
+
+func (c *backendCapture) onBackendWrite(_ *responseWriter, p []byte) {
+	(*record.Capture)(c).BackendWrite(p)
+}
+
+func (*backendCapture) onEvent(*responseWriter, *translate.Event)       {}
+func (*backendCapture) onResponse(*responseWriter, *translate.Response) {}
+func (*backendCapture) onClientWrite(*responseWriter)                   {}
+func (*backendCapture) onFirstContent(*responseWriter)                  {}
+func (*backendCapture) onEnd(*responseWriter, bool)                     {}
 
 // finishRecording hands the exchange to the writer.
 func (l *Louter) finishRecording(q *chatRequest, r *http.Request) {
@@ -153,4 +174,5 @@ var (
 	_ http.ResponseWriter                       = (*recordTap)(nil)
 	_ io.ReaderFrom                             = (*recordTap)(nil)
 	_ interface{ Unwrap() http.ResponseWriter } = (*recordTap)(nil)
+	_ attemptObserver                           = (*backendCapture)(nil)
 )

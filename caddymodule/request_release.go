@@ -18,18 +18,28 @@ import (
 // conversation key kept. A stream then holds what Caddy's own proxy holds,
 // plus the translation's small state.
 
-// requestRelease returns the function the response writer calls once the
-// first content event of attempt rw has gone to the client (or the
-// response ended). r is the request the attempt sent.
-func (q *chatRequest) requestRelease(r *http.Request, rw *responseWriter) func() {
-	return func() {
-		q.body, q.ir = nil, nil
-		if q.conversation != nil {
-			q.conversation.release()
-		}
-		releaseUpstreamBody(r)
-		slimRequest(rw.clientReq, q.ep.echoesRequest)
+// releaseOnContent has attempt rw let go of the request's copies once its
+// first content has gone to the client (onFirstContent). r is the request
+// the attempt sends.
+func (q *chatRequest) releaseOnContent(r *http.Request, rw *responseWriter) {
+	rw.addObserver(&requestRelease{q: q, r: r}, hookFirstContent)
+}
+
+// requestRelease is the observer that lets go of the request's copies.
+type requestRelease struct {
+	nopObserver
+	q *chatRequest
+	r *http.Request
+}
+
+func (rr *requestRelease) onFirstContent(rw *responseWriter) {
+	q := rr.q
+	q.body, q.ir = nil, nil
+	if q.conversation != nil {
+		q.conversation.release()
 	}
+	releaseUpstreamBody(rr.r)
+	slimRequest(rw.clientReq, q.ep.echoesRequest)
 }
 
 // slimRequest cuts the client's decoded request down, in place, to what the

@@ -11,7 +11,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/louter/louter/record"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -88,9 +87,10 @@ type responseWriter struct {
 	count     outputCount
 	hideUsage bool
 
-	// What the exchange record (exchange_record.go) reports: when the
-	// first content went to a streaming client, the stop reason, and
-	// whether the backend's answer was undecodable or its stream failed.
+	// The attempt's outcome, which the observers, the exchange record
+	// (exchange_record.go) and the limits read at its end: when the first
+	// content went to a streaming client, the stop reason, and whether the
+	// backend's answer was undecodable or its stream failed.
 	firstContent time.Time
 	stop         translate.StopReason
 	badResponse  bool
@@ -106,27 +106,17 @@ type responseWriter struct {
 	passEnded bool
 
 	// mu serializes the writes to the client: reverse_proxy writes from
-	// the handler's goroutine, the stream timers from theirs.
-	mu sync.Mutex
-	// timers, when set, keep the response alive and bounded while the
-	// backend is silent (stream_timers.go); timeout is the timeout that
-	// fired, which ends the response.
-	timers  *streamTimers
+	// the handler's goroutine, the stream timers (stream_timers.go) from
+	// theirs. timeout is the timeout that fired, which ends the response.
+	mu      sync.Mutex
 	timeout *translate.Error
 
-	// hold keeps an attempt of a fallback chain undecided until its
-	// first content event (fallback_gate.go).
-	hold fallbackHold
+	// hold keeps a stream's start from the client while a gate decides
+	// whether the attempt answers (response_hold.go).
+	hold heldStream
 
-	// trace, when set, is the request's tracing span (tracing.go).
-	trace *requestTrace
-
-	// rec, when set, records the backend's response (record_capture.go).
-	rec *record.Capture
-	// dropRequest, when set, lets go of the request's copies; it is
-	// called once, when the first content has gone to the client and no
-	// other backend can take over any more (request_release.go).
-	dropRequest func()
+	// obs are the gateway features watching the attempt (attempt_hooks.go).
+	obs attemptObservers
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -153,10 +143,7 @@ func (rw *responseWriter) writeHeader(status int) {
 	if status < 200 || rw.mode != modeUnset || rw.timeout != nil {
 		return // a timeout answers the client itself (ServeHTTP)
 	}
-	rw.rec.BackendHeader(status, rw.header)
-	if rw.timers != nil {
-		rw.timers.backendActive(time.Now())
-	}
+	rw.hookBackendHeader(status)
 	rw.status = status
 	sse := status < 300 && isEventStream(rw.header.Get("Content-Type"))
 
@@ -219,16 +206,13 @@ func (rw *responseWriter) writeHeader(status int) {
 func (rw *responseWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	rw.rec.BackendWrite(p)
-	defer rw.maybeDropRequest()
+	rw.hookBackendWrite(p)
+	defer rw.hookFirstContent()
 	if rw.mode == modeUnset {
 		rw.writeHeader(http.StatusOK)
 	}
 	if rw.clientErr != nil {
 		return 0, rw.clientErr
-	}
-	if rw.timers != nil {
-		rw.timers.backendActive(time.Now())
 	}
 	switch rw.mode {
 	case modeUnset:
@@ -274,17 +258,6 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// maybeDropRequest calls dropRequest once the client has content and the
-// attempt is committed: no fallback can need the request any more. rw.mu
-// is held.
-func (rw *responseWriter) maybeDropRequest() {
-	if rw.dropRequest != nil && rw.committed && !rw.firstContent.IsZero() {
-		f := rw.dropRequest
-		rw.dropRequest = nil
-		f()
-	}
-}
-
 // ReadFrom sends what it reads through Write; the promoted
 // ResponseWriterWrapper.ReadFrom would hand it to the client untranslated.
 func (rw *responseWriter) ReadFrom(r io.Reader) (int64, error) {
@@ -317,9 +290,7 @@ func (rw *responseWriter) streaming() bool {
 }
 
 func (rw *responseWriter) writeClient(p []byte) (int, error) {
-	if rw.timers != nil {
-		rw.timers.clientWritten(time.Now())
-	}
+	rw.hookClientWrite()
 	n, err := rw.ResponseWriter.Write(p)
 	if err != nil && rw.clientErr == nil {
 		rw.clientErr = err
@@ -364,10 +335,7 @@ func (rw *responseWriter) observe(ev *translate.Event) {
 	if rw.acc != nil {
 		rw.acc.Add(ev)
 	}
-	if rw.hold.possible {
-		rw.hold.seeEvent(ev)
-	}
-	rw.trace.observe(ev)
+	rw.hookEvent(ev)
 }
 
 // finish completes the response once the upstream handler has returned:
@@ -377,6 +345,7 @@ func (rw *responseWriter) finish() {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finishLocked()
+	rw.hookFirstContent() // an answer streamed at finish (respondStream)
 	// Everything was written: the client framing's buffer goes back to
 	// the pool for the next stream.
 	stream.ReleaseOutput(rw.out)
@@ -442,7 +411,7 @@ func (rw *responseWriter) finishLocked() {
 		}
 		rw.usage, rw.hasUsage, rw.stop = resp.Usage, true, resp.StopReason
 		rw.count.response(resp)
-		rw.trace.response(resp)
+		rw.hookResponse(resp)
 		if rw.mode == modeJSONToStream {
 			rw.respondStream(resp)
 			return

@@ -40,7 +40,10 @@ const (
 // The timer runs on its own goroutine while reverse_proxy writes from the
 // handler's; both hold the response writer's mutex to write, and the
 // writer only writes whole events, so a keep-alive never lands inside one.
+// The timers learn of the backend's and the client's writes as an
+// observer of the attempt (attempt_hooks.go).
 type streamTimers struct {
+	nopObserver
 	rw        *responseWriter
 	cancel    context.CancelCauseFunc
 	keepalive []byte // nil: none for this client
@@ -78,8 +81,8 @@ func (l *Louter) startStreamTimers(rw *responseWriter, r *http.Request) (*http.R
 	t.cancel = cancel
 	now := time.Now()
 	t.start, t.lastBackend, t.lastClient = now, now, now
-	rw.timers = t
 	rw.mu.Lock()
+	rw.addObserver(t, hookBackendHeader|hookBackendWrite|hookClientWrite)
 	d, _ := t.next(now) // before the status, one of the three applies
 	t.timer = time.AfterFunc(d, t.fire)
 	rw.mu.Unlock()
@@ -165,11 +168,13 @@ func (rw *responseWriter) awaitingFirstByte() bool {
 	return rw.mode == modeUnset || rw.hold.active
 }
 
-// backendActive notes that the backend sent something; rw.mu is held.
-func (t *streamTimers) backendActive(now time.Time) { t.lastBackend = now }
+// onBackendHeader and onBackendWrite note that the backend sent
+// something; rw.mu is held.
+func (t *streamTimers) onBackendHeader(*responseWriter, int)   { t.lastBackend = time.Now() }
+func (t *streamTimers) onBackendWrite(*responseWriter, []byte) { t.lastBackend = time.Now() }
 
-// clientWritten notes that the client was sent something; rw.mu is held.
-func (t *streamTimers) clientWritten(now time.Time) { t.lastClient = now }
+// onClientWrite notes that the client is sent something; rw.mu is held.
+func (t *streamTimers) onClientWrite(*responseWriter) { t.lastClient = time.Now() }
 
 // firstByteTimeoutError is the answer when the backend sent no response
 // within first_byte_timeout. Nothing has reached the client yet, so this

@@ -40,11 +40,13 @@ const eventFirstChunk = "gen_ai.first_chunk"
 // otherwise), and every method accepts a nil receiver, so a server without
 // tracing pays one nil check per hook and nothing else.
 //
-// The response writer keeps most of what the attributes report (usage,
-// stop reason, when the first content went out); the trace keeps the
-// response's id and model, written under the writer's mutex and read by
-// end once the upstream handler has returned.
+// The trace is an observer of the attempt (attempt_hooks.go). The response
+// writer keeps most of what the attributes report (usage, stop reason,
+// when the first content went out); the trace keeps the response's id and
+// model, written under the writer's mutex and read by end once the
+// upstream handler has returned.
 type requestTrace struct {
+	nopObserver
 	span    trace.Span // the request's span, from Caddy's tracing handler
 	attempt trace.Span // the backend attempt's span, or nil
 	// attrs are the request's attributes, set on its span by end together
@@ -88,6 +90,16 @@ func startTrace(r *http.Request, client translate.Protocol, b *Backend, req *tra
 		attrs = appendRequestParams(attrs, req)
 	}
 	return &requestTrace{span: span, attrs: attrs}
+}
+
+// traceAttempt starts the trace of an attempt (startTrace) and registers
+// it on the attempt's writer; nil when the request is not traced.
+func traceAttempt(r *http.Request, client translate.Protocol, b *Backend, rw *responseWriter, backendModel string, body []byte) *requestTrace {
+	t := startTrace(r, client, b, rw.clientReq, backendModel, rw.passthrough, body)
+	if t != nil {
+		rw.addObserver(t, hookEvent|hookResponse|hookEnd)
+	}
+	return t
 }
 
 // providerName is gen_ai.provider.name for a backend protocol: the
@@ -212,6 +224,13 @@ func (t *requestTrace) observe(ev *translate.Event) {
 		t.respID, t.respModel = ev.ID, ev.Model
 	}
 }
+
+// onEvent, onResponse and onEnd are the trace's hooks (attempt_hooks.go).
+func (t *requestTrace) onEvent(_ *responseWriter, ev *translate.Event) { t.observe(ev) }
+func (t *requestTrace) onResponse(_ *responseWriter, resp *translate.Response) {
+	t.response(resp)
+}
+func (t *requestTrace) onEnd(rw *responseWriter, final bool) { t.end(rw, final) }
 
 // response takes the id and model of a complete (JSON) response.
 func (t *requestTrace) response(resp *translate.Response) {

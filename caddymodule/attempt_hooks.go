@@ -1,0 +1,272 @@
+package caddymodule
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/louter/louter/translate"
+)
+
+// attemptObserver is a gateway feature watching one backend attempt: the
+// backend's status and body as reverse_proxy delivers them, the IR events
+// and complete responses the writer decodes, the writes to the client, the
+// first content, and the end. A feature registers its observer on the
+// attempt's responseWriter (addObserver) instead of owning a field of the
+// writer and a call site in it; the observer lives in the feature's file.
+// Tracing (tracing.go), recording (record_capture.go), the stream timers
+// (stream_timers.go), the fallback gate (fallback_gate.go) and the release
+// of the request's copies (request_release.go) are observers.
+//
+// The contract:
+//
+//   - Registration. addObserver is called on the handler's goroutine
+//     before the backend is asked; each attempt of a fallback chain has a
+//     writer of its own and registers afresh. hooks says which methods
+//     the writer calls; it never calls the others, which an observer gets
+//     from an embedded nopObserver. Observers are called in the order they
+//     were registered.
+//   - Order. For one attempt: onBackendHeader at most once (a status
+//     >= 200 that the writer takes: none after a timeout answered the
+//     client); then for each chunk of the body onBackendWrite, the onEvent
+//     calls of the events the chunk completes, and onClientWrite before
+//     each write to the client (keep-alives and the answers written at
+//     finish included); onFirstContent at most once, after the write that
+//     first carried content to the client with the status committed, from
+//     when no other backend can take over; onResponse once a complete
+//     (JSON) response was decoded, at finish; onEnd exactly once, last.
+//     onEvent sees the events of a translated response (or of a stream
+//     answered as JSON); a passthrough stream is forwarded undecoded and
+//     shows none. A JSON answer has no first content.
+//   - Goroutines and locking. Every hook but onEnd runs with the writer's
+//     mutex held, on the handler's goroutine; onClientWrite also runs on
+//     the stream timers' goroutine, for a keep-alive. A hook may read the
+//     writer's fields but must not call its locking methods (Write,
+//     FlushError, finish...): they would deadlock. onEnd runs on the
+//     handler's goroutine without the mutex, once the writer is done: the
+//     upstream handler has returned or panicked, the timers are stopped,
+//     and the response was finished, aborted, or left to the next backend.
+//   - Retention. p, ev and resp are valid only during the call (the writer
+//     reuses their memory): an observer copies what it keeps. rw may be
+//     kept for the attempt.
+//   - Abort and fallback. When the backend's connection fails mid-body,
+//     the writer ends the response itself (an error event in the client's
+//     protocol, or an error answer) and onEnd reports final true. An
+//     attempt a fallback chain moves on from sent the client nothing: it
+//     never got onFirstContent, and onEnd reports final false. An attempt
+//     refused before the backend was asked (the client's limits) ends with
+//     final true and rw.mode modeUnset, for the observers registered by
+//     then.
+//
+// Hooks are method calls on interfaces the writer holds, registered once
+// per attempt: the streaming hot path allocates nothing for them, and a
+// hook no observer registered for costs one bit test.
+type attemptObserver interface {
+	onBackendHeader(rw *responseWriter, status int)
+	onBackendWrite(rw *responseWriter, p []byte)
+	onEvent(rw *responseWriter, ev *translate.Event)
+	onResponse(rw *responseWriter, resp *translate.Response)
+	onClientWrite(rw *responseWriter)
+	onFirstContent(rw *responseWriter)
+	onEnd(rw *responseWriter, final bool)
+}
+
+// An attemptWatcher starts a feature's observers of an attempt: it is
+// called on every attempt once the request for the backend is ready (r,
+// with the backend's body, path and credential), before the backend is
+// asked, and registers what it watches with rw.addObserver. An attempt the
+// client's limits refuse never gets that far. louter's own features
+// register from serveBackend's steps instead, because some must start
+// earlier or wrap the request; a feature that only watches needs no more
+// than a watcher in Louter.watchers.
+type attemptWatcher func(r *http.Request, rw *responseWriter)
+
+// watchAttempt starts the watchers' observers of attempt rw.
+func (l *Louter) watchAttempt(r *http.Request, rw *responseWriter) {
+	for _, watch := range l.watchers {
+		watch(r, rw)
+	}
+}
+
+// attemptHooks is a set of attemptObserver methods, one bit each.
+type attemptHooks uint8
+
+const (
+	hookBackendHeader attemptHooks = 1 << iota
+	hookBackendWrite
+	hookEvent
+	hookResponse
+	hookClientWrite
+	hookFirstContent
+	hookEnd
+)
+
+// nopObserver implements every hook as a no-op. An observer embeds it and
+// defines the hooks it registers for.
+type nopObserver struct{}
+
+func (nopObserver) onBackendHeader(*responseWriter, int)            {}
+func (nopObserver) onBackendWrite(*responseWriter, []byte)          {}
+func (nopObserver) onEvent(*responseWriter, *translate.Event)       {}
+func (nopObserver) onResponse(*responseWriter, *translate.Response) {}
+func (nopObserver) onClientWrite(*responseWriter)                   {}
+func (nopObserver) onFirstContent(*responseWriter)                  {}
+func (nopObserver) onEnd(*responseWriter, bool)                     {}
+
+// attemptObservers are the observers of one attempt, in the order they
+// were registered. The first five (as many as louter's own features
+// register at most) are kept in the writer itself, so registering them
+// allocates nothing.
+type attemptObservers struct {
+	list   []observed
+	inline [5]observed
+	hooks  attemptHooks // the union of the observers' hooks
+	// contentSeen: onFirstContent was called.
+	contentSeen bool
+}
+
+// observed is an observer and the hooks it registered for.
+type observed struct {
+	o     attemptObserver
+	hooks attemptHooks
+}
+
+// addObserver registers o for the hooks of this attempt; see attemptObserver.
+func (rw *responseWriter) addObserver(o attemptObserver, hooks attemptHooks) {
+	if rw.obs.list == nil {
+		rw.obs.list = rw.obs.inline[:0]
+	}
+	rw.obs.list = append(rw.obs.list, observed{o, hooks})
+	rw.obs.hooks |= hooks
+}
+
+// wants reports whether an observer registered for hook h.
+func (o *attemptObservers) wants(h attemptHooks) bool { return o.hooks&h != 0 }
+
+// The writer's calls of the hooks. Each tests the union first and is
+// inlined, so a hook no observer registered for costs a bit test.
+
+func (rw *responseWriter) hookBackendHeader(status int) {
+	if rw.obs.wants(hookBackendHeader) {
+		rw.obs.backendHeader(rw, status)
+	}
+}
+
+func (rw *responseWriter) hookBackendWrite(p []byte) {
+	if rw.obs.wants(hookBackendWrite) {
+		rw.obs.backendWrite(rw, p)
+	}
+}
+
+func (rw *responseWriter) hookEvent(ev *translate.Event) {
+	if rw.obs.wants(hookEvent) {
+		rw.obs.event(rw, ev)
+	}
+}
+
+func (rw *responseWriter) hookResponse(resp *translate.Response) {
+	if rw.obs.wants(hookResponse) {
+		rw.obs.response(rw, resp)
+	}
+}
+
+func (rw *responseWriter) hookClientWrite() {
+	if rw.obs.wants(hookClientWrite) {
+		rw.obs.clientWrite(rw)
+	}
+}
+
+// hookFirstContent calls onFirstContent once the first content has gone
+// to the client with the status committed; the writer calls it after each
+// write and at finish. rw.mu is held.
+func (rw *responseWriter) hookFirstContent() {
+	if rw.obs.wants(hookFirstContent) && !rw.obs.contentSeen {
+		rw.obs.firstContent(rw)
+	}
+}
+
+// hookEnd calls onEnd; final says whether the attempt answered the
+// client (see attemptObserver). rw.mu is not held.
+func (rw *responseWriter) hookEnd(final bool) {
+	if rw.obs.wants(hookEnd) {
+		rw.obs.end(rw, final)
+	}
+}
+
+// The loops over the observers are kept out of line, so the writer's
+// calls above inline to their test.
+
+//go:noinline
+func (o *attemptObservers) backendHeader(rw *responseWriter, status int) {
+	for _, e := range o.list {
+		if e.hooks&hookBackendHeader != 0 {
+			e.o.onBackendHeader(rw, status)
+		}
+	}
+}
+
+//go:noinline
+func (o *attemptObservers) backendWrite(rw *responseWriter, p []byte) {
+	for _, e := range o.list {
+		if e.hooks&hookBackendWrite != 0 {
+			e.o.onBackendWrite(rw, p)
+		}
+	}
+}
+
+//go:noinline
+func (o *attemptObservers) event(rw *responseWriter, ev *translate.Event) {
+	for _, e := range o.list {
+		if e.hooks&hookEvent != 0 {
+			e.o.onEvent(rw, ev)
+		}
+	}
+}
+
+//go:noinline
+func (o *attemptObservers) response(rw *responseWriter, resp *translate.Response) {
+	for _, e := range o.list {
+		if e.hooks&hookResponse != 0 {
+			e.o.onResponse(rw, resp)
+		}
+	}
+}
+
+//go:noinline
+func (o *attemptObservers) clientWrite(rw *responseWriter) {
+	for _, e := range o.list {
+		if e.hooks&hookClientWrite != 0 {
+			e.o.onClientWrite(rw)
+		}
+	}
+}
+
+//go:noinline
+func (o *attemptObservers) firstContent(rw *responseWriter) {
+	if !rw.committed || rw.firstContent.IsZero() {
+		return
+	}
+	o.contentSeen = true
+	for _, e := range o.list {
+		if e.hooks&hookFirstContent != 0 {
+			e.o.onFirstContent(rw)
+		}
+	}
+}
+
+//go:noinline
+func (o *attemptObservers) end(rw *responseWriter, final bool) {
+	for _, e := range o.list {
+		if e.hooks&hookEnd != 0 {
+			e.o.onEnd(rw, final)
+		}
+	}
+}
+
+// contentSent notes when the first content goes to the client (the
+// exchange record's and the trace's time to first token); rw.mu is held.
+// After the first, an event costs one test of a time.
+func (rw *responseWriter) contentSent() {
+	if rw.firstContent.IsZero() {
+		rw.firstContent = time.Now()
+	}
+}
