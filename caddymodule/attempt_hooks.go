@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"math/bits"
 	"net/http"
 	"time"
 
@@ -58,8 +59,9 @@ import (
 //     then.
 //
 // Hooks are method calls on interfaces the writer holds, registered once
-// per attempt: the streaming hot path allocates nothing for them, and a
-// hook no observer registered for costs one bit test.
+// per attempt: the streaming hot path allocates nothing for them, a hook
+// calls only the observers registered for it, and a hook none registered
+// for costs the test of a word.
 type attemptObserver interface {
 	onBackendHeader(rw *responseWriter, status int)
 	onBackendWrite(rw *responseWriter, p []byte)
@@ -90,14 +92,26 @@ func (l *Louter) watchAttempt(r *http.Request, rw *responseWriter) {
 // attemptHooks is a set of attemptObserver methods, one bit each.
 type attemptHooks uint8
 
+// The hooks, by index.
 const (
-	hookBackendHeader attemptHooks = 1 << iota
-	hookBackendWrite
-	hookEvent
-	hookResponse
-	hookClientWrite
-	hookFirstContent
-	hookEnd
+	iBackendHeader = iota
+	iBackendWrite
+	iEvent
+	iResponse
+	iClientWrite
+	iFirstContent
+	iEnd
+	numHooks
+)
+
+const (
+	hookBackendHeader attemptHooks = 1 << iBackendHeader
+	hookBackendWrite  attemptHooks = 1 << iBackendWrite
+	hookEvent         attemptHooks = 1 << iEvent
+	hookResponse      attemptHooks = 1 << iResponse
+	hookClientWrite   attemptHooks = 1 << iClientWrite
+	hookFirstContent  attemptHooks = 1 << iFirstContent
+	hookEnd           attemptHooks = 1 << iEnd
 )
 
 // nopObserver implements every hook as a no-op. An observer embeds it and
@@ -117,61 +131,58 @@ func (nopObserver) onEnd(*responseWriter, bool)                     {}
 // register at most) are kept in the writer itself, so registering them
 // allocates nothing.
 type attemptObservers struct {
-	list   []observed
-	inline [5]observed
-	hooks  attemptHooks // the union of the observers' hooks
+	list   []attemptObserver
+	inline [5]attemptObserver
+	// of[i] has bit n set when list[n] registered for hook i: a hook calls
+	// only its own observers, and one no observer registered for costs a
+	// test of a word.
+	of [numHooks]uint32
 	// contentSeen: onFirstContent was called.
 	contentSeen bool
 }
 
-// observed is an observer and the hooks it registered for.
-type observed struct {
-	o     attemptObserver
-	hooks attemptHooks
-}
+// maxObservers bounds the observers of an attempt, one bit each in of.
+const maxObservers = 32
 
 // addObserver registers o for the hooks of this attempt; see attemptObserver.
 func (rw *responseWriter) addObserver(o attemptObserver, hooks attemptHooks) {
-	if rw.obs.list == nil {
-		rw.obs.list = rw.obs.inline[:0]
+	obs := &rw.obs
+	n := len(obs.list)
+	if n == maxObservers {
+		panic("louter: more than 32 observers of one attempt")
 	}
-	rw.obs.list = append(rw.obs.list, observed{o, hooks})
-	rw.obs.hooks |= hooks
+	if obs.list == nil {
+		obs.list = obs.inline[:0]
+	}
+	obs.list = append(obs.list, o)
+	for i := range numHooks {
+		if hooks&(1<<i) != 0 {
+			obs.of[i] |= 1 << n
+		}
+	}
 }
 
-// wants reports whether an observer registered for hook h.
-func (o *attemptObservers) wants(h attemptHooks) bool { return o.hooks&h != 0 }
-
-// The writer's calls of the hooks. Each tests the union first and is
-// inlined, so a hook no observer registered for costs a bit test.
+// The writer's calls of the hooks. Each is inlined to a test of its
+// observers' bits. The two that come with every write, onBackendWrite and
+// onClientWrite, are written out where the writer makes them (Write,
+// writeClient): the stream timers are on by default, and a call less per
+// write is worth the repetition.
 
 func (rw *responseWriter) hookBackendHeader(status int) {
-	if rw.obs.wants(hookBackendHeader) {
+	if rw.obs.of[iBackendHeader] != 0 {
 		rw.obs.backendHeader(rw, status)
 	}
 }
 
-func (rw *responseWriter) hookBackendWrite(p []byte) {
-	if rw.obs.wants(hookBackendWrite) {
-		rw.obs.backendWrite(rw, p)
-	}
-}
-
 func (rw *responseWriter) hookEvent(ev *translate.Event) {
-	if rw.obs.wants(hookEvent) {
+	if rw.obs.of[iEvent] != 0 {
 		rw.obs.event(rw, ev)
 	}
 }
 
 func (rw *responseWriter) hookResponse(resp *translate.Response) {
-	if rw.obs.wants(hookResponse) {
+	if rw.obs.of[iResponse] != 0 {
 		rw.obs.response(rw, resp)
-	}
-}
-
-func (rw *responseWriter) hookClientWrite() {
-	if rw.obs.wants(hookClientWrite) {
-		rw.obs.clientWrite(rw)
 	}
 }
 
@@ -179,7 +190,7 @@ func (rw *responseWriter) hookClientWrite() {
 // to the client with the status committed; the writer calls it after each
 // write and at finish. rw.mu is held.
 func (rw *responseWriter) hookFirstContent() {
-	if rw.obs.wants(hookFirstContent) && !rw.obs.contentSeen {
+	if rw.obs.of[iFirstContent] != 0 && !rw.obs.contentSeen {
 		rw.obs.firstContent(rw)
 	}
 }
@@ -187,7 +198,7 @@ func (rw *responseWriter) hookFirstContent() {
 // hookEnd calls onEnd; final says whether the attempt answered the
 // client (see attemptObserver). rw.mu is not held.
 func (rw *responseWriter) hookEnd(final bool) {
-	if rw.obs.wants(hookEnd) {
+	if rw.obs.of[iEnd] != 0 {
 		rw.obs.end(rw, final)
 	}
 }
@@ -197,46 +208,22 @@ func (rw *responseWriter) hookEnd(final bool) {
 
 //go:noinline
 func (o *attemptObservers) backendHeader(rw *responseWriter, status int) {
-	for _, e := range o.list {
-		if e.hooks&hookBackendHeader != 0 {
-			e.o.onBackendHeader(rw, status)
-		}
-	}
-}
-
-//go:noinline
-func (o *attemptObservers) backendWrite(rw *responseWriter, p []byte) {
-	for _, e := range o.list {
-		if e.hooks&hookBackendWrite != 0 {
-			e.o.onBackendWrite(rw, p)
-		}
+	for m := o.of[iBackendHeader]; m != 0; m &= m - 1 {
+		o.list[bits.TrailingZeros32(m)].onBackendHeader(rw, status)
 	}
 }
 
 //go:noinline
 func (o *attemptObservers) event(rw *responseWriter, ev *translate.Event) {
-	for _, e := range o.list {
-		if e.hooks&hookEvent != 0 {
-			e.o.onEvent(rw, ev)
-		}
+	for m := o.of[iEvent]; m != 0; m &= m - 1 {
+		o.list[bits.TrailingZeros32(m)].onEvent(rw, ev)
 	}
 }
 
 //go:noinline
 func (o *attemptObservers) response(rw *responseWriter, resp *translate.Response) {
-	for _, e := range o.list {
-		if e.hooks&hookResponse != 0 {
-			e.o.onResponse(rw, resp)
-		}
-	}
-}
-
-//go:noinline
-func (o *attemptObservers) clientWrite(rw *responseWriter) {
-	for _, e := range o.list {
-		if e.hooks&hookClientWrite != 0 {
-			e.o.onClientWrite(rw)
-		}
+	for m := o.of[iResponse]; m != 0; m &= m - 1 {
+		o.list[bits.TrailingZeros32(m)].onResponse(rw, resp)
 	}
 }
 
@@ -246,19 +233,15 @@ func (o *attemptObservers) firstContent(rw *responseWriter) {
 		return
 	}
 	o.contentSeen = true
-	for _, e := range o.list {
-		if e.hooks&hookFirstContent != 0 {
-			e.o.onFirstContent(rw)
-		}
+	for m := o.of[iFirstContent]; m != 0; m &= m - 1 {
+		o.list[bits.TrailingZeros32(m)].onFirstContent(rw)
 	}
 }
 
 //go:noinline
 func (o *attemptObservers) end(rw *responseWriter, final bool) {
-	for _, e := range o.list {
-		if e.hooks&hookEnd != 0 {
-			e.o.onEnd(rw, final)
-		}
+	for m := o.of[iEnd]; m != 0; m &= m - 1 {
+		o.list[bits.TrailingZeros32(m)].onEnd(rw, final)
 	}
 }
 

@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"io"
 	"maps"
+	"math/bits"
 	"net/http"
 	"strconv"
 	"sync"
@@ -206,7 +207,9 @@ func (rw *responseWriter) writeHeader(status int) {
 func (rw *responseWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	rw.hookBackendWrite(p)
+	for m := rw.obs.of[iBackendWrite]; m != 0; m &= m - 1 { // onBackendWrite (attempt_hooks.go)
+		rw.obs.list[bits.TrailingZeros32(m)].onBackendWrite(rw, p)
+	}
 	defer rw.hookFirstContent()
 	if rw.mode == modeUnset {
 		rw.writeHeader(http.StatusOK)
@@ -290,7 +293,9 @@ func (rw *responseWriter) streaming() bool {
 }
 
 func (rw *responseWriter) writeClient(p []byte) (int, error) {
-	rw.hookClientWrite()
+	for m := rw.obs.of[iClientWrite]; m != 0; m &= m - 1 { // onClientWrite (attempt_hooks.go)
+		rw.obs.list[bits.TrailingZeros32(m)].onClientWrite(rw)
+	}
 	n, err := rw.ResponseWriter.Write(p)
 	if err != nil && rw.clientErr == nil {
 		rw.clientErr = err
