@@ -255,7 +255,7 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	a.limiter, a.ledger, a.storeErrors, release = sharedCounters()
 	a.release = append(a.release, release)
 	if l.Redis != nil {
-		lim, closeRedis, err := l.Redis.limiter()
+		lim, closeRedis, err := l.Redis.limiter(l.logger)
 		if err != nil {
 			a.close()
 			return err

@@ -133,17 +133,19 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 		res, ref, err := a.limiter.Reserve(ctx, s.name, s.policy, g.estimate)
 		if err != nil {
 			// The memory store does not fail; Redis may, and then the
-			// configured degraded mode decides.
+			// configured degraded mode decides. The breaker in front of
+			// Redis logs its going down and coming back once each
+			// (client_redis.go); per request it is detail.
 			a.storeErrors.Add(1)
 			if a.failClosed {
-				l.logger.Error("the limit store failed; refusing the request (on_error closed)", zap.String("scope", s.name), zap.Error(err))
+				l.logger.Debug("the limit store failed; refusing the request (on_error closed)", zap.String("scope", s.name), zap.Error(err))
 				g.cancel(context.WithoutCancel(ctx))
 				l.countRefusal(c, limitStoreUnavailable)
 				w.Header().Set("Retry-After", "1")
 				_ = writeError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
 				return nil, false
 			}
-			l.logger.Warn("the limit store failed; admitting the request uncounted (on_error open)", zap.String("scope", s.name), zap.Error(err))
+			l.logger.Debug("the limit store failed; admitting the request uncounted (on_error open)", zap.String("scope", s.name), zap.Error(err))
 			continue
 		}
 		if ref != nil {
@@ -204,7 +206,7 @@ func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 	for _, h := range g.holds {
 		if err := h.Settle(ctx, tokens, cost); err != nil {
 			g.a.storeErrors.Add(1)
-			g.logger.Warn("settling the request's limits failed", zap.Error(err))
+			g.logger.Debug("settling the request's limits failed", zap.Error(err))
 		}
 	}
 	if g.client != nil && rw.mode != modeUnset {

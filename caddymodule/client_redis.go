@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
 
 	"github.com/louter/louter/limits"
 )
@@ -38,8 +39,12 @@ type RedisCounters struct {
 
 	// What to do with a request when Redis cannot be reached: "open"
 	// (default) admits it uncounted, "closed" refuses it with 503 in the
-	// client's protocol. Either way the failure is logged and counted
-	// (the ledger endpoint's store_errors).
+	// client's protocol. Either way the failure is counted (the ledger
+	// endpoint's store_errors). After a failure the requests do not each
+	// wait for Redis: for a cool-down (1s, doubling up to 30s while it
+	// stays down) they are admitted or refused at once, then one request
+	// tries Redis again. Its going down and coming back are logged once
+	// each.
 	OnError string `json:"on_error,omitempty"`
 
 	// How long a concurrency slot (a client's or route's concurrent
@@ -51,9 +56,10 @@ type RedisCounters struct {
 	Lease caddy.Duration `json:"lease,omitempty"`
 }
 
-// limiter is a limiter on the configured server, and the function that
-// closes its connections (the handler's Cleanup calls it).
-func (rc *RedisCounters) limiter() (*limits.Limiter, func(), error) {
+// limiter is a limiter on the configured server, behind a circuit
+// breaker that logs to logger, and the function that closes its
+// connections (the handler's Cleanup calls it).
+func (rc *RedisCounters) limiter(logger *zap.Logger) (*limits.Limiter, func(), error) {
 	if rc.Address == "" {
 		return nil, nil, errors.New("redis: an address is required")
 	}
@@ -86,13 +92,32 @@ func (rc *RedisCounters) limiter() (*limits.Limiter, func(), error) {
 		opts.DB = rc.DB
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeout, timeout, timeout
-	opts.MaxRetries = -1 // a failed operation fails now: the request must not wait
+	// A failed operation fails now: the request must not wait. The pool
+	// dialled 5 times, 100ms apart, before giving up on a refused
+	// connection (~0.4s per request with Redis down).
+	opts.MaxRetries, opts.DialerRetries = -1, 1
+	routeRedisLogs()
 	client := redis.NewClient(opts)
 	prefix := rc.Prefix
 	if prefix == "" {
 		prefix = "louter:"
 	}
-	return &limits.Limiter{Store: &limits.RedisStore{Client: client, Prefix: prefix}, Lease: lease}, func() { _ = client.Close() }, nil
+	mode := "admitted uncounted (on_error open)"
+	if rc.failClosed() {
+		mode = "refused (on_error closed)"
+	}
+	server := zap.String("redis", opts.Addr)
+	breaker := &limits.Breaker{
+		OnDown: func(err error) {
+			logger.Error("redis is down: requests with limits are "+mode+" until it answers again", server, zap.Error(err),
+				zap.Duration("retry_after", limits.DefaultMinCooldown), zap.Duration("max_retry_after", limits.DefaultMaxCooldown))
+		},
+		OnUp: func(down time.Duration) {
+			logger.Info("redis is back: limits are counted again", server, zap.Duration("down_for", down))
+		},
+	}
+	store := &limits.BreakerStore{Store: &limits.RedisStore{Client: client, Prefix: prefix}, Breaker: breaker}
+	return &limits.Limiter{Store: store, Lease: lease}, func() { _ = client.Close() }, nil
 }
 
 // failClosed reports whether a request is refused when the store fails.

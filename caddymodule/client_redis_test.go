@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
 
 	"github.com/louter/louter/internal/testredis"
 	"github.com/louter/louter/limits"
@@ -28,7 +29,7 @@ func TestRedisCountersLease(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, closeRedis, err := tt.rc.limiter()
+			l, closeRedis, err := tt.rc.limiter(zap.NewNop())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
@@ -70,7 +71,7 @@ func TestCleanupReleasesCounters(t *testing.T) {
 	if err := l.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
-	client := l.access.limiter.Store.(*limits.RedisStore).Client
+	client := l.access.limiter.Store.(*limits.BreakerStore).Store.(*limits.RedisStore).Client
 	if err := client.Ping(context.Background()).Err(); err != nil {
 		t.Fatalf("ping before Cleanup: %v", err)
 	}

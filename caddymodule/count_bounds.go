@@ -114,13 +114,13 @@ func (l *Louter) admitCount(w http.ResponseWriter, r *http.Request, p translate.
 	case err != nil:
 		a.storeErrors.Add(1)
 		if a.failClosed {
-			l.logger.Error("the limit store failed; refusing the count (on_error closed)", zap.String("client", c.name), zap.Error(err))
+			l.logger.Debug("the limit store failed; refusing the count (on_error closed)", zap.String("client", c.name), zap.Error(err))
 			l.countRefusal(c, limitStoreUnavailable)
 			w.Header().Set("Retry-After", "1")
 			_ = writeError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
 			return nil, false
 		}
-		l.logger.Warn("the limit store failed; admitting the count uncounted (on_error open)", zap.String("client", c.name), zap.Error(err))
+		l.logger.Debug("the limit store failed; admitting the count uncounted (on_error open)", zap.String("client", c.name), zap.Error(err))
 		return func() {}, true
 	case ref != nil:
 		if ce := l.logger.Check(zap.DebugLevel, "limit reached"); ce != nil {
@@ -133,7 +133,7 @@ func (l *Louter) admitCount(w http.ResponseWriter, r *http.Request, p translate.
 	return func() {
 		if err := res.Settle(context.WithoutCancel(ctx), 0, 0); err != nil {
 			a.storeErrors.Add(1)
-			l.logger.Warn("settling the count's limits failed", zap.Error(err))
+			l.logger.Debug("settling the count's limits failed", zap.Error(err))
 		}
 	}, true
 }

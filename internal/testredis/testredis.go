@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,6 +18,8 @@ import (
 type Server struct {
 	Addr string
 	cmd  *exec.Cmd
+	t    testing.TB
+	args []string
 }
 
 // Start runs a redis-server until the test ends.
@@ -35,21 +38,36 @@ func Start(t testing.TB) *Server {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port)}
-	s.cmd = exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), t: t,
+		args: []string{bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}}
+	t.Cleanup(s.Stop)
+	s.start()
+	return s
+}
+
+// Restart starts a stopped server again on the same address, empty.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.start()
+}
+
+// start runs the server and waits until it listens.
+func (s *Server) start() {
+	t := s.t
+	t.Helper()
+	s.cmd = exec.Command(s.args[0], s.args[1:]...)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Stop)
 	for i := 0; i < 200; i++ { // up to 10 s
 		if c, err := net.DialTimeout("tcp", s.Addr, 50*time.Millisecond); err == nil {
 			c.Close()
-			return s
+			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("redis-server did not listen on %s", s.Addr)
-	return nil
 }
 
 // Stop kills the server (a test of the degraded mode calls it early).
@@ -57,5 +75,22 @@ func (s *Server) Stop() {
 	if s.cmd.Process != nil && s.cmd.ProcessState == nil {
 		_ = s.cmd.Process.Kill()
 		_ = s.cmd.Wait()
+	}
+}
+
+// Pause stops the server's process (SIGSTOP) without closing its port:
+// connections are still accepted by the kernel, but nothing answers, as
+// with a server that hangs or a network that drops packets. Resume, Stop
+// or Restart ends it.
+func (s *Server) Pause() {
+	if s.cmd.Process != nil && s.cmd.ProcessState == nil {
+		_ = s.cmd.Process.Signal(syscall.SIGSTOP)
+	}
+}
+
+// Resume continues a paused server.
+func (s *Server) Resume() {
+	if s.cmd.Process != nil && s.cmd.ProcessState == nil {
+		_ = s.cmd.Process.Signal(syscall.SIGCONT)
 	}
 }
