@@ -120,6 +120,9 @@ func (l *Louter) serveSurface(w http.ResponseWriter, r *http.Request, req apiReq
 	case actBadModel:
 		return true, l.reject(w, codec, badModelName(req.model, req.why))
 	}
+	if unknown := rowOf(req.protocol).unknownURL; unknown != nil {
+		return true, l.reject(w, codec, unknown(r.Method, req.api))
+	}
 	return true, l.reject(w, codec, translate.NewError(http.StatusNotFound,
 		fmt.Sprintf("louter: %s %s is not an endpoint louter serves", r.Method, req.api)))
 }
