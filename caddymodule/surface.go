@@ -127,6 +127,19 @@ func (l *Louter) serveSurface(w http.ResponseWriter, r *http.Request, req apiReq
 		fmt.Sprintf("louter: %s %s is not an endpoint louter serves", r.Method, req.api)))
 }
 
+// The values of Louter.UnknownPaths.
+const (
+	unknownPathsNext     = "next"
+	unknownPathsNotFound = "not_found"
+)
+
+// unknownPath is a request no rule recognised, to be answered with a 404
+// (unknown_paths not_found) in the shape its headers choose: Anthropic's
+// for an Anthropic SDK, else the /v1 namespace's default, OpenAI's.
+func unknownPath(r *http.Request) apiRequest {
+	return apiRequest{apiEndpoint: apiEndpoint{protocol: v1Shape(r.Header), action: actNotServed}, api: r.URL.EscapedPath()}
+}
+
 // methodAllowed reports whether method may call an endpoint taking want.
 func methodAllowed(method, want string) bool {
 	return method == want || want == http.MethodGet && method == http.MethodHead
