@@ -235,3 +235,24 @@ func TestReadmeGoProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeGeminiHeadless: a headless Gemini CLI command the README shows
+// passes --skip-trust, without which Gemini CLI exits (status 55) in a
+// folder not trusted interactively; the e2e tests run it with the flag.
+func TestReadmeGeminiHeadless(t *testing.T) {
+	n := 0
+	for _, b := range blocksOf(t, "sh") {
+		for _, line := range strings.Split(b.text, "\n") {
+			if !strings.Contains(line, " gemini ") || !strings.Contains(line, " -p ") {
+				continue
+			}
+			n++
+			if !strings.Contains(line, " --skip-trust") {
+				t.Errorf("README.md:%d: headless Gemini CLI without --skip-trust: %s", b.line, line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("README.md shows no headless Gemini CLI command (gemini --skip-trust -p ...)")
+	}
+}
