@@ -39,7 +39,10 @@ import (
 //
 // Every other path, and every OPTIONS request (CORS preflights belong to
 // the site), goes to the next handler untouched, so louter can share a
-// site with other handlers as long as they do not serve the paths above.
+// site with other handlers as long as they do not serve the paths above;
+// with unknown_paths not_found (a site louter serves alone) the other
+// paths get a 404 instead (unknownPath), OPTIONS requests still the next
+// handler.
 
 // apiAction is what louter does with a recognised request.
 type apiAction int
