@@ -41,6 +41,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    max_count_body      <size>
 //	    count_concurrency   <n>|off
 //	    forward_headers     <header...>
+//	    unknown_paths       next|not_found
 //	    keepalive_interval  <duration>|off
 //	    stream_idle_timeout <duration>|off
 //	    first_byte_timeout  <duration>|off
@@ -166,6 +167,13 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return d.ArgErr()
 			}
 			l.ForwardHeaders = append(l.ForwardHeaders, names...)
+		case "unknown_paths":
+			if !d.AllArgs(&l.UnknownPaths) {
+				return d.ArgErr()
+			}
+			if l.UnknownPaths != unknownPathsNext && l.UnknownPaths != unknownPathsNotFound {
+				return d.Errf("invalid unknown_paths %q: want %s or %s", l.UnknownPaths, unknownPathsNext, unknownPathsNotFound)
+			}
 		case "keepalive_interval":
 			if err := unmarshalStreamTimer(d, &l.KeepaliveInterval); err != nil {
 				return err

@@ -97,6 +97,7 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"max_request_body twice", "louter {\nmax_request_body 1MB\nmax_request_body 2MB\n}", "already specified"},
 		{"max_count_body bad", "louter {\nmax_count_body huge\n}", "invalid max_count_body"},
 		{"count_concurrency zero", "louter {\ncount_concurrency 0\n}", "invalid count_concurrency"},
+		{"unknown_paths value", "louter {\nunknown_paths drop\n}", "invalid unknown_paths"},
 		{"count_concurrency twice", "louter {\ncount_concurrency 2\ncount_concurrency off\n}", "already specified"},
 		{"model with one argument", "louter {\nmodel claude-*\n}", "wrong argument count"},
 		{"model with four arguments", "louter {\nmodel a b c d\n}", "wrong argument count"},

@@ -31,7 +31,10 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	// what is served (surface.go).
 	req := classifyRequest(r)
 	if req.action == actNext {
-		return next.ServeHTTP(w, r) // not an API request: the site's other handlers decide
+		if l.UnknownPaths != unknownPathsNotFound || r.Method == http.MethodOptions {
+			return next.ServeHTTP(w, r) // not an API request: the site's other handlers decide
+		}
+		req = unknownPath(r) // unknown_paths not_found: a 404 in an API's shape (surface.go)
 	}
 	r, ok := l.authenticate(w, r, req) // client keys (client_keys.go)
 	if !ok {

@@ -31,7 +31,16 @@ func init() {
 // (and one "(other)" per client): past that, new ones are added up under
 // "(other)". Like every admin.api module it is always loaded; it needs no
 // configuration.
+//
+// "since" is when the ledger began counting: when the first config with
+// client keys or limits was loaded (the ledger lives from then on, across
+// reloads that keep such a config); with no ledger, when the process
+// started. It is never the time of the query.
 type UsageAdmin struct{}
+
+// processStart is when the process started, as far as louter can tell:
+// when this package was initialised.
+var processStart = time.Now()
 
 // CaddyModule returns the Caddy module information.
 func (UsageAdmin) CaddyModule() caddy.ModuleInfo {
@@ -50,7 +59,7 @@ func serveUsage(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed", r.Method)}
 	}
-	rep := limits.LedgerReport{Since: time.Now(), Clients: map[string]*limits.LedgerClient{}}
+	rep := limits.LedgerReport{Since: processStart, Clients: map[string]*limits.LedgerClient{}}
 	// Read the ledger without holding it: with no louter config loaded
 	// there is none, and the report is empty.
 	countersPool.Range(func(_, v any) bool {

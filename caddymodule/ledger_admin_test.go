@@ -1,9 +1,12 @@
 package caddymodule
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
@@ -41,4 +44,39 @@ func TestLedgerKeyedByRoute(t *testing.T) {
 	if e := c.Models["to-openai*"]; e.Requests != n || e.InputTokens != 10*n || e.CostUSD != float64(12*n)/1e6 {
 		t.Errorf("to-openai*: %+v, want %d requests, %d input tokens, $%v", e, n, 10*n, float64(12*n)/1e6)
 	}
+}
+
+// TestUsageSince checks that the ledger report's since is when counting
+// began, not the time of the query: two queries a moment apart say the
+// same, and it is before either was made.
+func TestUsageSince(t *testing.T) {
+	query := func() time.Time {
+		w := httptest.NewRecorder()
+		if err := serveUsage(w, httptest.NewRequest("GET", "/louter/usage", nil)); err != nil || w.Code != http.StatusOK {
+			t.Fatalf("usage: %v %d %s", err, w.Code, w.Body)
+		}
+		var rep struct{ Since time.Time }
+		if err := json.Unmarshal(w.Body.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep.Since
+	}
+	check := func(what string) {
+		before := time.Now()
+		first := query()
+		time.Sleep(20 * time.Millisecond)
+		second := query()
+		if !first.Equal(second) || !first.Before(before) {
+			t.Errorf("%s: since %v then %v, queried from %v", what, first, second, before)
+		}
+	}
+	check("no ledger")
+	// With a ledger: a handler with a client holds one.
+	_ = newLouter(t, &Louter{
+		Backends:     map[string]*Backend{"oai": {Protocol: translate.ProtocolOpenAIChat}},
+		Models:       []ModelRoute{{Match: "*", Backend: "oai"}},
+		ClientAccess: ClientAccess{Clients: []*ClientKey{{Name: "since", KeySHA256: sha256HexForTest("since-key")}}},
+	}, map[string]caddyhttp.MiddlewareHandler{"oai": proxyLike(200, nil, "")})
+	time.Sleep(20 * time.Millisecond)
+	check("ledger")
 }

@@ -135,6 +135,15 @@ type Louter struct {
 	// Default: 5s; a negative value waits as long as the client does.
 	ListModelsTimeout caddy.Duration `json:"list_models_timeout,omitempty"`
 
+	// What louter does with a request that is not a call to one of its
+	// APIs (a mistyped path such as /v1/message or /messages, or /):
+	// "next" (the default) passes it to the site's next handler, so louter
+	// can share a site with others; "not_found" answers it with a 404 in
+	// an API's error shape (Anthropic's when the request carries
+	// anthropic-version, else OpenAI's unknown_url), for a site louter
+	// serves alone. OPTIONS requests always go to the next handler.
+	UnknownPaths string `json:"unknown_paths,omitempty"`
+
 	// Client keys, limits and prices (client_keys.go).
 	ClientAccess
 
@@ -264,6 +273,9 @@ func (l *Louter) Validate() error {
 	var errs []error
 	if l.MaxRequestBody < 0 {
 		errs = append(errs, fmt.Errorf("max_request_body must not be negative"))
+	}
+	if l.UnknownPaths != "" && l.UnknownPaths != unknownPathsNext && l.UnknownPaths != unknownPathsNotFound {
+		errs = append(errs, fmt.Errorf("unknown_paths %q: want %s or %s", l.UnknownPaths, unknownPathsNext, unknownPathsNotFound))
 	}
 	for _, fh := range l.ForwardHeaders {
 		if isCredentialHeader(fh) {

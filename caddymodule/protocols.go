@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -73,6 +74,12 @@ type protocolRow struct {
 	// rows' paths are always recognised before it is tried, and their
 	// match only names their chat endpoint.
 	match func(path string) (pathModel string, ok bool)
+	// unknownURL is the 404 for a path of the protocol's API that louter
+	// does not serve (surface.go), worded as the provider words its own
+	// (OpenAI's unknown_url). api is the path, with any hint. nil: a
+	// not-found error naming the path (Anthropic's not_found_error,
+	// Google's NOT_FOUND).
+	unknownURL func(method, api string) *translate.Error
 	// streamFromURL is set for a protocol whose URL, not body, says whether
 	// to stream (Gemini's :streamGenerateContent), with how the client
 	// wants the stream framed: SSE, or a streamed JSON array (Gemini
@@ -275,6 +282,7 @@ func builtinRows() []*protocolRow {
 					strings.HasSuffix(path, "/chat/completions")
 			},
 			match:            pathSuffix("/v1/chat/completions"),
+			unknownURL:       openAIUnknownURL,
 			conversationKey:  openAIConversationKey,
 			keepalive:        []byte(": keep-alive\n\n"),
 			rateLimitHeaders: openAIRateLimitHeaders,
@@ -294,6 +302,7 @@ func builtinRows() []*protocolRow {
 			v1Resources:      []string{"responses", "conversations"},
 			v1Endpoints:      map[string]apiAction{"responses": actChat},
 			match:            pathSuffix("/v1/responses"),
+			unknownURL:       openAIUnknownURL,
 			conversationKey:  openAIConversationKey,
 			echoesRequest:    true,
 			keepalive:        []byte(": keep-alive\n\n"),
@@ -344,6 +353,13 @@ func (row *protocolRow) prepareRequest(h http.Header) {
 	if row.prepare != nil {
 		row.prepare(h)
 	}
+}
+
+// openAIUnknownURL is OpenAI's answer to a path its API does not have: a
+// 404 invalid_request_error with code unknown_url, not a missing model.
+func openAIUnknownURL(method, api string) *translate.Error {
+	return &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrInvalidRequest, Code: "unknown_url",
+		Message: fmt.Sprintf("Unknown request URL: %s %s. louter does not serve it; please check the URL for typos.", method, api)}
 }
 
 // setBearer sends a key as a bearer token, as the OpenAI APIs read it.

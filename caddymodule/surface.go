@@ -39,7 +39,10 @@ import (
 //
 // Every other path, and every OPTIONS request (CORS preflights belong to
 // the site), goes to the next handler untouched, so louter can share a
-// site with other handlers as long as they do not serve the paths above.
+// site with other handlers as long as they do not serve the paths above;
+// with unknown_paths not_found (a site louter serves alone) the other
+// paths get a 404 instead (unknownPath), OPTIONS requests still the next
+// handler.
 
 // apiAction is what louter does with a recognised request.
 type apiAction int
@@ -120,8 +123,24 @@ func (l *Louter) serveSurface(w http.ResponseWriter, r *http.Request, req apiReq
 	case actBadModel:
 		return true, l.reject(w, codec, badModelName(req.model, req.why))
 	}
+	if unknown := rowOf(req.protocol).unknownURL; unknown != nil {
+		return true, l.reject(w, codec, unknown(r.Method, req.api))
+	}
 	return true, l.reject(w, codec, translate.NewError(http.StatusNotFound,
 		fmt.Sprintf("louter: %s %s is not an endpoint louter serves", r.Method, req.api)))
+}
+
+// The values of Louter.UnknownPaths.
+const (
+	unknownPathsNext     = "next"
+	unknownPathsNotFound = "not_found"
+)
+
+// unknownPath is a request no rule recognised, to be answered with a 404
+// (unknown_paths not_found) in the shape its headers choose: Anthropic's
+// for an Anthropic SDK, else the /v1 namespace's default, OpenAI's.
+func unknownPath(r *http.Request) apiRequest {
+	return apiRequest{apiEndpoint: apiEndpoint{protocol: v1Shape(r.Header), action: actNotServed}, api: r.URL.EscapedPath()}
 }
 
 // methodAllowed reports whether method may call an endpoint taking want.

@@ -1,7 +1,9 @@
 package caddymodule
 
 import (
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -147,5 +149,49 @@ func BenchmarkClassifyRequest(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestServeSurfaceUnknownURL checks that a path louter does not serve is
+// answered as each provider answers an unknown URL: OpenAI's unknown_url
+// (not model_not_found: no model is missing), Anthropic's not_found_error,
+// Google's NOT_FOUND.
+func TestServeSurfaceUnknownURL(t *testing.T) {
+	l := &Louter{}
+	l.logger = zap.NewNop()
+	tests := []struct {
+		method, target, header string
+		want                   map[string]string // gjson path: value
+	}{
+		{"GET", "/v1/files", "", map[string]string{"error.type": "invalid_request_error", "error.code": "unknown_url",
+			"error.message": "Unknown request URL: GET /v1/files. louter does not serve it; please check the URL for typos."}},
+		{"POST", "/v1/foo", "", nil}, // not a resource of any API: the next handler
+		{"GET", "/v1/responses/resp_1", "", map[string]string{"error.type": "invalid_request_error", "error.code": "unknown_url"}},
+		{"POST", "/chat/completions", "", map[string]string{"error.code": "unknown_url"}},
+		{"POST", "/v1/message", "Anthropic-Version: 2023-06-01", map[string]string{"type": "error", "error.type": "not_found_error"}},
+		{"GET", "/v1beta/cachedContents", "", map[string]string{"error.status": "NOT_FOUND", "error.code": "404"}},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(tt.method, tt.target, nil)
+		if k, v, ok := strings.Cut(tt.header, ": "); ok {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		handled, err := l.serveSurface(w, r, classifyRequest(r))
+		if err != nil || handled != (tt.want != nil) {
+			t.Errorf("%s %s: handled %v, %v", tt.method, tt.target, handled, err)
+			continue
+		}
+		if !handled {
+			continue
+		}
+		if w.Code != http.StatusNotFound {
+			t.Errorf("%s %s: status %d", tt.method, tt.target, w.Code)
+		}
+		for path, want := range tt.want {
+			if got := gjson.GetBytes(w.Body.Bytes(), path).String(); got != want {
+				t.Errorf("%s %s: %s = %q, want %q: %s", tt.method, tt.target, path, got, want, w.Body)
+			}
+		}
 	}
 }

@@ -181,9 +181,8 @@ func runGeminiRecorded(t *testing.T, louterURL string) {
 		"HOME_FILE=.gemini/settings.json=" + geminiSettings,
 		"GOOGLE_GEMINI_BASE_URL=" + louterURL,
 		"GEMINI_API_KEY=gemini-client-dummy",
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"GEMINI_CLI_NO_RELAUNCH=true",
-	}, "-p", echoPrompt, "--yolo", "-o", "stream-json", "-m", "gemini-2.5-pro")
+	}, "--skip-trust", "-p", echoPrompt, "--yolo", "-o", "stream-json", "-m", "gemini-2.5-pro")
 }
 
 // waitRecording waits, up to 10 s, for n records in dir (the writer is

@@ -28,9 +28,8 @@ func runGeminiOverflow(t *testing.T, gemini, baseURL string, mockPort int) (errs
 		"HOME=" + home,
 		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
 		"GEMINI_API_KEY=gemini-client-dummy",
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"GEMINI_CLI_NO_RELAUNCH=true",
-	}, "-p", "Summarise this very long document. [mock:overflow]", "--yolo", "-o", "stream-json", "-m", "gemini-2.5-pro")
+	}, "--skip-trust", "-p", "Summarise this very long document. [mock:overflow]", "--yolo", "-o", "stream-json", "-m", "gemini-2.5-pro")
 	for _, line := range strings.Split(stdout, "\n") {
 		if !gjson.Valid(line) {
 			continue

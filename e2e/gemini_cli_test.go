@@ -29,13 +29,12 @@ func runGeminiCLI(t *testing.T, louterURL string, extraArgs ...string) (string, 
 	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(geminiSettings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"-p", `Run the shell command "echo louter-ok" and tell me its output.`, "--yolo", "-o", "stream-json"}, extraArgs...)
+	args := append([]string{"--skip-trust", "-p", `Run the shell command "echo louter-ok" and tell me its output.`, "--yolo", "-o", "stream-json"}, extraArgs...)
 	// runIsolated's HOME comes first; a later HOME entry wins in exec.
 	return runIsolated(t, gemini, []string{
 		"HOME=" + home,
 		"GOOGLE_GEMINI_BASE_URL=" + louterURL,
 		"GEMINI_API_KEY=gemini-client-dummy",
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"GEMINI_CLI_NO_RELAUNCH=true",
 	}, args...)
 }

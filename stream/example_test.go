@@ -22,8 +22,8 @@ var upstreamChunks = [][]byte{
 
 // Claude Code's request translated for an OpenAI Chat backend, and the
 // backend's stream transcoded for Claude Code as it arrives. (The README
-// shows the body of this example, up to the printing of the client's
-// events; internal/readme checks that it does.)
+// shows the same as a whole program, which internal/readme builds and
+// runs.)
 func ExampleTranscoder() {
 	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
 	oai, _ := translate.Lookup(translate.ProtocolOpenAIChat)

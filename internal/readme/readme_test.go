@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -186,23 +187,72 @@ func runSharedSite(t *testing.T, b block) {
 	}
 }
 
-// TestReadmeGoSnippet: the README's library snippet is the body of
-// stream's ExampleTranscoder, which go test compiles and checks.
-func TestReadmeGoSnippet(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "stream", "example_test.go"))
+// TestReadmeGoProgram: the README's library program, with the go.mod it
+// shows (its replace pointed at this checkout), tidies, vets and runs
+// offline, and prints the client's stream.
+func TestReadmeGoProgram(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	progs, mods := blocksOf(t, "go"), blocksOf(t, "gomod")
+	if len(progs) != 1 || len(mods) != 1 {
+		t.Fatalf("%d go and %d gomod blocks in README.md, want one of each", len(progs), len(mods))
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := bytes.Index(src, []byte("func ExampleTranscoder() {\n"))
-	if start < 0 {
-		t.Fatal("stream/example_test.go has no ExampleTranscoder")
+	if !strings.Contains(mods[0].text, "=> ../louter\n") {
+		t.Fatalf("README.md:%d: the go.mod does not replace the module with ../louter:\n%s", mods[0].line, mods[0].text)
 	}
-	example := string(src[start:])
-	for _, b := range blocksOf(t, "go") {
-		indented := "\t" + strings.ReplaceAll(strings.TrimSuffix(b.text, "\n"), "\n", "\n\t") + "\n"
-		indented = strings.ReplaceAll(indented, "\t\n", "\n") // blank lines
-		if !strings.HasPrefix(example, "func ExampleTranscoder() {\n"+indented) {
-			t.Errorf("README.md:%d: the Go block is not the start of ExampleTranscoder's body:\n%s", b.line, b.text)
+	dir := t.TempDir()
+	mod := strings.Replace(mods[0].text, "=> ../louter\n", "=> "+root+"\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(progs[0].text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		cmd := exec.Command(goTool, args...)
+		cmd.Dir = dir
+		// Offline: every module the program needs is louter's, already
+		// in the module cache.
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("README.md:%d: go %s: %v\n%s", progs[0].line, strings.Join(args, " "), err, out)
 		}
+		return string(out)
+	}
+	run("mod", "tidy")
+	run("vet", ".")
+	out := run("run", ".")
+	for _, want := range []string{`"max_completion_tokens":100`, `"text":"Hel"`, `"text":"lo!"`, "event: message_stop"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("README.md:%d: the program's output lacks %s:\n%s", progs[0].line, want, out)
+		}
+	}
+}
+
+// TestReadmeGeminiHeadless: a headless Gemini CLI command the README shows
+// passes --skip-trust, without which Gemini CLI exits (status 55) in a
+// folder not trusted interactively; the e2e tests run it with the flag.
+func TestReadmeGeminiHeadless(t *testing.T) {
+	n := 0
+	for _, b := range blocksOf(t, "sh") {
+		for _, line := range strings.Split(b.text, "\n") {
+			if !strings.Contains(line, " gemini ") || !strings.Contains(line, " -p ") {
+				continue
+			}
+			n++
+			if !strings.Contains(line, " --skip-trust") {
+				t.Errorf("README.md:%d: headless Gemini CLI without --skip-trust: %s", b.line, line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("README.md shows no headless Gemini CLI command (gemini --skip-trust -p ...)")
 	}
 }
