@@ -347,6 +347,16 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return d.Errf("backend '%s': %v", name, err)
 			}
 
+		case "auth":
+			if b.AuthRaw != nil {
+				return d.Errf("backend '%s': auth already specified", name)
+			}
+			raw, err := unmarshalBackendAuth(d)
+			if err != nil {
+				return err
+			}
+			b.AuthRaw = raw
+
 		case "reverse_proxy":
 			if b.UpstreamRaw != nil {
 				return d.Errf("backend '%s': reverse_proxy already specified", name)

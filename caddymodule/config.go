@@ -83,11 +83,19 @@ type Backend struct {
 	// what it writes.
 	UpstreamRaw json.RawMessage `json:"upstream,omitempty" caddy:"namespace=http.handlers inline_key=handler"`
 
+	// How louter authenticates to the backend when a static api_key cannot:
+	// a module of the http.handlers.louter.auth namespace, named by its
+	// "method" key (backend_auth.go), which signs or adds a token to each
+	// request inside reverse_proxy's transport. Exclusive with api_key and
+	// pass_client_auth; the upstream must be a reverse_proxy.
+	AuthRaw json.RawMessage `json:"auth,omitempty" caddy:"namespace=http.handlers.louter.auth inline_key=method"`
+
 	name     string
 	codec    translate.Codec
 	apiKey   string // APIKey with placeholders resolved
 	basePath string // normalized: "" or "/x/y"
 	upstream caddyhttp.MiddlewareHandler
+	auth     BackendAuth // AuthRaw, provisioned
 	// forwardHeaders is ForwardHeaders in canonical form.
 	forwardHeaders map[string]bool
 	// credentialTransport is set when the upstream is a reverse_proxy

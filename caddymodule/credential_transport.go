@@ -45,8 +45,9 @@ type credentialTransport struct {
 // never holds the key.
 func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	cred, _ := req.Context().Value(credentialCtxKey{}).(http.Header)
+	auth := authOf(req) // backend_auth.go
 	_, conv := req.Header[ConversationHeader]
-	if len(cred) == 0 && !conv {
+	if len(cred) == 0 && !conv && auth == nil {
 		return t.next.RoundTrip(req)
 	}
 	out := new(http.Request)
@@ -61,6 +62,12 @@ func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	for k, v := range cred {
 		if _, set := out.Header[k]; !set {
 			out.Header[k] = v
+		}
+	}
+	if auth != nil {
+		// Last, so a signature covers every header set above.
+		if err := auth.Authorize(out); err != nil {
+			return nil, err
 		}
 	}
 	return t.next.RoundTrip(out)

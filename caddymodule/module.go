@@ -236,7 +236,12 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		b.upstream = h
 		b.credentialTransport = wrapTransport(mod)
 		b.conversationHeader = hashesConversation(mod) // conversation_key.go
-		if !b.credentialTransport {
+		if len(b.AuthRaw) > 0 {
+			if err := b.provisionAuth(ctx); err != nil {
+				return fmt.Errorf("backend %q: %w", name, err)
+			}
+		}
+		if !b.credentialTransport && b.auth == nil {
 			l.logger.Warn("the upstream handler is not a reverse_proxy: the backend's key is set on the request, where the handler's own logs can see it", zap.String("backend", name))
 		}
 	}

@@ -91,8 +91,9 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header) {
 // reach below) on the request itself.
 func (b *Backend) attachCredential(r *http.Request, cred http.Header) *http.Request {
 	if b.credentialTransport {
-		return withCredential(r, cred)
+		return withAuth(withCredential(r, cred), b.auth)
 	}
+	// An auth module needs the transport (Provision refuses it otherwise).
 	for k, v := range cred {
 		r.Header[k] = v
 	}
