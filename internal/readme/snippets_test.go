@@ -24,7 +24,10 @@ import (
 // of a site. It returns "" for a part that needs more than that (a model
 // line naming backends defined elsewhere).
 func wrapSnippet(text string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	var first string
+	if f := strings.Fields(text); len(f) > 0 {
+		first = f[0]
+	}
 	switch {
 	case first == "{" || strings.HasPrefix(first, ":") || strings.Contains(first, "."):
 		return text
