@@ -255,6 +255,8 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	if err := l.provisionRecord(ctx); err != nil {
 		return err // record_config.go
 	}
+	// The usage page's recent errors and traffic (ops_feed.go).
+	l.watchers = append(l.watchers, l.watchOps)
 	l.registerDiagnostics(ctx)    // diagnostics_admin.go
 	return l.provisionAccess(ctx) // client_keys.go
 }

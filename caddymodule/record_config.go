@@ -60,6 +60,7 @@ func (w recordWriter) Destruct() error { return w.Close() }
 // recording is louter's recording state, nil when record is not set.
 type recording struct {
 	key    string
+	dir    string // the resolved directory, which the usage page reads (ops_ui.go)
 	writer *record.Writer
 	limit  int
 	// keys are the backends' API keys, redacted from every record.
@@ -107,7 +108,7 @@ func (l *Louter) provisionRecord(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	l.recording = &recording{key: key, writer: v.(recordWriter).Writer, limit: int(c.MaxExchangeSize)}
+	l.recording = &recording{key: key, dir: dir, writer: v.(recordWriter).Writer, limit: int(c.MaxExchangeSize)}
 	for _, b := range l.Backends {
 		if b != nil && b.apiKey != "" {
 			l.recording.keys = append(l.recording.keys, b.apiKey)

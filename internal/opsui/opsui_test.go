@@ -1,0 +1,215 @@
+package opsui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/louter/louter/internal/testcaddy"
+)
+
+// chromium finds the browser: it skips the test where none is installed,
+// except in CI (.ci/run installs Debian's chromium), where that fails.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no chromium on the PATH (apt-get install chromium)")
+	}
+	t.Skip("no chromium on the PATH: apt-get install chromium to run the usage page's browser test")
+	return ""
+}
+
+// runChromium runs headless Chromium with args and the URL, bounded.
+func runChromium(t *testing.T, bin, url string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	all := append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--no-first-run", "--disable-extensions", "--hide-scrollbars",
+		"--user-data-dir=" + t.TempDir(),
+		// The page's fetches finish well within this virtual time.
+		"--virtual-time-budget=5000",
+	}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(all, url)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+const clientKey = "sk-alice-0123456789abcdef0123456789"
+
+// TestUsagePageInChromium seeds traffic through a real Caddy (a client
+// key, prices, a fallback chain on the mock, recording on), opens the
+// usage page (louter_ui, mounted on a site of its own) in headless Chromium, and checks that
+// the rendered DOM shows it: alice's spend on the route, the traffic per
+// backend, the first backend cooling down after its 429, the fallback and
+// the error, and a recorded exchange with both sides. It writes a
+// screenshot of each view.
+func TestUsagePageInChromium(t *testing.T) {
+	bin := chromium(t)
+	recDir := t.TempDir()
+	cfg := fmt.Sprintf(`:{PORT2} {
+	bind 127.0.0.1
+	handle_path /ops/* {
+		louter_ui
+	}
+}
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		forward_headers X-Mock-Scenario
+		client alice {
+			key_env LOUTER_OPSUI_TEST_KEY
+		}
+		price * input 3 output 15
+		record %s
+		backend primary {
+			protocol openai_chat
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		backend spare {
+			protocol anthropic
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model claude-* primary {
+			fallback spare
+		}
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock
+}
+`, recDir)
+	t.Setenv("LOUTER_OPSUI_TEST_KEY", clientKey)
+	ports := testcaddy.Start(t, cfg)
+	testcaddy.WaitListening(t, ports[1])
+	testcaddy.WaitListening(t, ports[2])
+	base := testcaddy.URL(ports[0])
+
+	send := func(scenario string, stream bool) int {
+		body := fmt.Sprintf(`{"model":"claude-sonnet-4-5","max_tokens":100,"stream":%t,"messages":[{"role":"user","content":"[mock:text] Hi"}]}`, stream)
+		req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Anthropic-Version", "2023-06-01")
+		req.Header.Set("X-Api-Key", clientKey)
+		if scenario != "" {
+			req.Header.Set("X-Mock-Scenario", scenario)
+		}
+		resp, err := testcaddy.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i, stream := range []bool{false, true, false} {
+		if code := send("", stream); code != 200 {
+			t.Fatalf("request %d: status %d", i, code)
+		}
+	}
+	// Both backends get the 429 (forward_headers is the handler's): the
+	// first attempt falls back, the second is the client's error, and the
+	// mock's Retry-After puts both in a cooldown.
+	if code := send("error_429", false); code != 429 {
+		t.Fatalf("the 429 scenario: status %d", code)
+	}
+	// The recording is written asynchronously.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		files, _ := filepath.Glob(filepath.Join(recDir, "*.jsonl"))
+		if len(files) > 0 {
+			if b, _ := os.ReadFile(files[0]); bytes.Count(b, []byte("\n")) >= 4 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the recording was not written")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	page := testcaddy.URL(ports[2]) + "/ops/"
+	dom := string(runChromium(t, bin, page+"#spend", "--dump-dom"))
+	if !strings.Contains(dom, `data-loaded="1"`) {
+		t.Fatalf("the page did not finish loading its data:\n%s", dom)
+	}
+	section := func(id string) string {
+		start := strings.Index(dom, `<section id="`+id+`"`)
+		if start < 0 {
+			t.Fatalf("no section %s in the DOM", id)
+		}
+		end := strings.Index(dom[start:], "</section>")
+		return dom[start : start+end]
+	}
+	checks := []struct {
+		view string
+		want []string
+	}{
+		// The ledger counts per route pattern: alice, claude-*, 3 answered
+		// requests (the 429 has no usage to price), a non-zero cost.
+		{"spend", []string{"<td>alice</td><td>claude-*</td>", "Since "}},
+		{"traffic", []string{"primary", "spare", "<td>alice</td><td>claude-sonnet-4-5</td>"}},
+		{"health", []string{"<td>primary</td><td>openai_chat</td><td class=\"cooling\">cooling down until", "<td>spare</td><td>anthropic</td>"}},
+		{"errors", []string{`<tr class="fallback">`, `<tr class="error">`, "<td>rate limited</td>", ">429</td>"}},
+		{"recordings", []string{"Client request", "Backend request", "Backend response", "Client response", "anthropic → primary (openai_chat)", "chat.completion.chunk", "message_stop"}},
+	}
+	for _, c := range checks {
+		s := section(c.view)
+		for _, w := range c.want {
+			if !strings.Contains(s, w) {
+				t.Errorf("view %s lacks %q:\n%s", c.view, w, s)
+			}
+		}
+	}
+	if strings.Contains(dom, clientKey) || strings.Contains(dom, "sk-alice") {
+		t.Error("the page shows the client's key")
+	}
+	if strings.Contains(section("spend"), "$0.0000") || !strings.Contains(section("spend"), "0.00") {
+		t.Errorf("spend without a cost:\n%s", section("spend"))
+	}
+
+	// A screenshot of each view, kept where LOUTER_UI_SCREENSHOTS says
+	// (else in the test's temporary folder, whose path is logged).
+	out := os.Getenv("LOUTER_UI_SCREENSHOTS")
+	if out == "" {
+		out = t.TempDir()
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		png := filepath.Join(out, "usage-"+c.view+".png")
+		runChromium(t, bin, page+"#"+c.view, "--screenshot="+png, "--window-size=1280,900")
+		fi, err := os.Stat(png)
+		if err != nil || fi.Size() < 5000 {
+			t.Errorf("screenshot %s: %v (%d bytes)", png, err, fileSize(fi))
+			continue
+		}
+		t.Logf("screenshot of %s: %s (%d bytes)", c.view, png, fi.Size())
+	}
+}
+
+func fileSize(fi os.FileInfo) int64 {
+	if fi == nil {
+		return 0
+	}
+	return fi.Size()
+}
