@@ -90,6 +90,11 @@ func (UsagePage) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.H
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	p := r.URL.Path
+	api := strings.HasSuffix(p, "/api/state") || strings.HasSuffix(p, "/api/usage")
+	if api && r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		return caddyhttp.Error(http.StatusMethodNotAllowed, fmt.Errorf("method %s not allowed", r.Method))
+	}
 	switch {
 	case strings.HasSuffix(p, "/api/state"):
 		return serveUIState(w, r)
