@@ -183,6 +183,18 @@ func TestUsagePageInChromium(t *testing.T) {
 	if strings.Contains(dom, clientKey) || strings.Contains(dom, "sk-alice") {
 		t.Error("the page shows the client's key")
 	}
+	// Nor do the JSON answers behind it, rendered or not.
+	for _, api := range []string{"api/state", "api/usage"} {
+		resp, err := testcaddy.Client.Get(page + api)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || bytes.Contains(b, []byte("sk-alice")) {
+			t.Errorf("%s: %d, holds the key: %t", api, resp.StatusCode, bytes.Contains(b, []byte("sk-alice")))
+		}
+	}
 	if strings.Contains(section("spend"), "$0.0000") || !strings.Contains(section("spend"), "0.00") {
 		t.Errorf("spend without a cost:\n%s", section("spend"))
 	}
