@@ -15,8 +15,9 @@ import (
 // attempt's responseWriter (addObserver) instead of owning a field of the
 // writer and a call site in it; the observer lives in the feature's file.
 // Tracing (tracing.go), recording (record_capture.go), the stream timers
-// (stream_timers.go), the fallback gate (fallback_gate.go) and the release
-// of the request's copies (request_release.go) are observers.
+// (stream_timers.go), the fallback gate (fallback_gate.go), the release
+// of the request's copies (request_release.go) and the usage page's feed
+// (ops_feed.go) are observers.
 //
 // The contract:
 //
