@@ -132,12 +132,21 @@ func TestUsagePageInChromium(t *testing.T) {
 	if code := send("error_429", false); code != 429 {
 		t.Fatalf("the 429 scenario: status %d", code)
 	}
+	// Three overloaded answers without Retry-After: primary has failed
+	// four times in a row and cools down for 30 s (fallback_cooldown.go),
+	// long enough for the browser to see it on a busy machine (the 429's
+	// own cooldown is the mock's Retry-After, 7 s).
+	for range 3 {
+		if code := send("error_overloaded", false); code == 200 {
+			t.Fatal("the overloaded scenario answered 200")
+		}
+	}
 	// The recording is written asynchronously.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		files, _ := filepath.Glob(filepath.Join(recDir, "*.jsonl"))
 		if len(files) > 0 {
-			if b, _ := os.ReadFile(files[0]); bytes.Count(b, []byte("\n")) >= 4 {
+			if b, _ := os.ReadFile(files[0]); bytes.Count(b, []byte("\n")) >= 7 {
 				break
 			}
 		}
