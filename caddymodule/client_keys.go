@@ -136,7 +136,8 @@ type access struct {
 	identity   string
 	prices     []ModelPrice
 	limiter    *limits.Limiter
-	ledger     *limits.Ledger
+	ledger     limits.LedgerStore // the memory ledger, or redis.ledger
+	redis      *redisConn         // nil: no redis configured
 	routeLimit map[*ModelRoute]limits.Policy
 	// storeErrors counts the counter store's failures; failClosed refuses
 	// requests when it fails.
@@ -255,13 +256,14 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	a.limiter, a.ledger, a.storeErrors, release = sharedCounters()
 	a.release = append(a.release, release)
 	if l.Redis != nil {
-		lim, closeRedis, err := l.Redis.limiter(l.logger)
+		conn, err := l.Redis.connect(l.logger)
 		if err != nil {
 			a.close()
 			return err
 		}
-		a.limiter = lim
-		a.release = append(a.release, closeRedis)
+		a.limiter, a.ledger, a.redis = conn.limiter, conn.ledger, conn
+		unregister := registerLedger(conn.ledger) // ledger_admin.go
+		a.release = append(a.release, unregister, conn.close)
 		a.failClosed = l.Redis.failClosed()
 	}
 	l.access = a

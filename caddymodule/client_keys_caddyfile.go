@@ -29,6 +29,8 @@ import (
 //	    timeout <duration>
 //	    on_error open|closed
 //	    lease <duration>
+//	    ledger_flush <duration>
+//	    ledger_retention <duration>
 //	}
 func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	switch d.Val() {
@@ -191,12 +193,19 @@ func (a *ClientAccess) unmarshalRedis(d *caddyfile.Dispenser) error {
 				return d.Errf("redis on_error: want open or closed, not %q", v)
 			}
 			rc.OnError = v
-		case "lease":
+		case "lease", "ledger_flush", "ledger_retention":
 			dur, err := caddy.ParseDuration(v)
 			if err != nil || dur <= 0 {
-				return d.Errf("redis lease: invalid duration %q", v)
+				return d.Errf("redis %s: invalid duration %q", kind, v)
 			}
-			rc.Lease = caddy.Duration(dur)
+			switch kind {
+			case "lease":
+				rc.Lease = caddy.Duration(dur)
+			case "ledger_flush":
+				rc.LedgerFlush = caddy.Duration(dur)
+			default:
+				rc.LedgerRetention = caddy.Duration(dur)
+			}
 		default:
 			return d.Errf("unrecognized louter redis subdirective '%s'", kind)
 		}

@@ -55,6 +55,7 @@ func sharedCounters() (*limits.Limiter, *limits.Ledger, *atomic.Int64, func()) {
 type grant struct {
 	a            *access
 	logger       *zap.Logger
+	metrics      *louterMetrics // nil: none
 	client       *clientEntry
 	route        string // the route's pattern: the ledger's key (the client's model is not: clients choose it)
 	model        string // the client's
@@ -99,7 +100,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 		writeAuthError(w, p, authModel, model)
 		return nil, false
 	}
-	g := &grant{a: a, logger: l.logger, client: c, route: route.Match, model: model, backendModel: backendModel}
+	g := &grant{a: a, logger: l.logger, metrics: l.metrics, client: c, route: route.Match, model: model, backendModel: backendModel}
 	routePolicy, routeOn := a.routeLimit[route]
 	if c == nil && !routeOn {
 		return g, true // nothing counts, nothing is recorded
@@ -210,7 +211,12 @@ func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 		}
 	}
 	if g.client != nil && rw.mode != modeUnset {
-		g.a.ledger.Record(g.client.name, g.route, u, cost)
+		backend := ""
+		if rw.backend != nil {
+			backend = rw.backend.name
+		}
+		g.a.ledger.Record(limits.LedgerKey{Day: limits.Day(time.Now()), Client: g.client.name, Model: g.route, Backend: backend}, u, cost)
+		g.metrics.spend(metricClientName(g.a, g.client), backend, g.route, u, cost) // metrics_spend.go
 	}
 }
 

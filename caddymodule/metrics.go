@@ -31,6 +31,7 @@ type louterMetrics struct {
 	authRefusals  *prometheus.CounterVec   // client, reason
 	fallbacks     *prometheus.CounterVec   // model, from, to, kind
 	decisions     *prometheus.CounterVec   // model, backend, by
+	spendM        spendMetrics             // metrics_spend.go
 
 	// series caches the children of one client, backend and model, so a
 	// request looks its labels up once (seriesFor) rather than once per
@@ -238,6 +239,9 @@ func registerMetrics(reg prometheus.Registerer) (*louterMetrics, error) {
 		return nil, err
 	}
 	if m.decisions, err = register(reg, m.decisions); err != nil {
+		return nil, err
+	}
+	if err := m.registerSpend(reg); err != nil {
 		return nil, err
 	}
 	return m, nil
