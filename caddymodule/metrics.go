@@ -343,8 +343,8 @@ func metricClientName(a *access, c *clientEntry) string {
 	if c == nil {
 		return ""
 	}
-	if a != nil && a.byName[c.name] == c {
-		return c.name
+	if c.managed || a != nil && a.byName[c.name] == c {
+		return c.name // a name the operator gave, in the config or the keys API
 	}
 	return "other"
 }

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -10,8 +11,8 @@ import (
 const DefaultPoll = 5 * time.Second
 
 // Watcher keeps a process's copy of a Store's table current: it loads the
-// table when its version changes, found by a poll every Poll, at once when
-// the store is a Notifier that signals, or when Refresh is called.
+// table when its version changes, found by a poll every Poll, or at once
+// when the store is a Notifier that signals; Sync loads it on demand.
 type Watcher struct {
 	Store Store
 	// Poll is how often the version is checked; 0 means DefaultPoll.
@@ -23,7 +24,7 @@ type Watcher struct {
 	// poll tries again.
 	OnError func(error)
 
-	refresh chan struct{}
+	mu      sync.Mutex // one check at a time, so a later load is never older
 	version int64
 	loaded  bool
 }
@@ -31,17 +32,23 @@ type Watcher struct {
 // Start loads the table once (within timeout; OnChange receives it, or
 // OnError the failure) and then watches it until ctx ends.
 func (w *Watcher) Start(ctx context.Context, timeout time.Duration) {
-	w.refresh = make(chan struct{}, 1)
 	w.check(ctx, timeout, true)
 	go w.run(ctx, timeout)
 }
 
-// Refresh asks for a check now (a write this process made).
-func (w *Watcher) Refresh() {
-	select {
-	case w.refresh <- struct{}{}:
-	default:
+// Sync loads the table now and hands it to OnChange before it returns
+// (a write this process made, which must be in force when its answer
+// goes). The error is the load's.
+func (w *Watcher) Sync(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, err := w.Store.Load(ctx)
+	if err != nil {
+		return err
 	}
+	w.version, w.loaded = t.Version, true
+	w.OnChange(t)
+	return nil
 }
 
 func (w *Watcher) run(ctx context.Context, timeout time.Duration) {
@@ -63,14 +70,14 @@ func (w *Watcher) run(ctx context.Context, timeout time.Duration) {
 			w.check(ctx, timeout, false)
 		case <-changes:
 			w.check(ctx, timeout, false)
-		case <-w.refresh:
-			w.check(ctx, timeout, false)
 		}
 	}
 }
 
 // check loads the table if its version moved (or always, when force).
 func (w *Watcher) check(ctx context.Context, timeout time.Duration, force bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if !force && w.loaded {
