@@ -64,9 +64,9 @@ type managedKeys struct {
 	// them but may not create, change or revoke them, and a stored key of
 	// such a name is ignored.
 	configClients map[string]*ClientKey
-	logger *zap.Logger
-	cancel context.CancelFunc
-	down   atomic.Bool // the last load failed (logged once)
+	logger        *zap.Logger
+	cancel        context.CancelFunc
+	down          atomic.Bool // the last load failed (logged once)
 }
 
 // managedTimeout bounds one load of the table.
@@ -178,4 +178,3 @@ func managedNow() []*managedKeys {
 	defer liveManaged.Unlock()
 	return slices.Clone(liveManaged.list)
 }
-
