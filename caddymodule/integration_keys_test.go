@@ -244,4 +244,3 @@ func TestIntegrationKeysAdmin(t *testing.T) {
 		t.Errorf("%d budget alert lines in the log, want 1", n)
 	}
 }
-
