@@ -9,17 +9,17 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// RedisStore is a Store in Redis: the hash PREFIX keys (name → the entry
-// as JSON), the counter PREFIX keys:version, and the channel PREFIX
-// keys:changed, on which every write publishes the new version. Each write
-// is one Lua script, atomic.
+// RedisStore is a Store in Redis: the hash PREFIX{keys} (name → the entry
+// as JSON), the counter PREFIX{keys}:version (one Redis Cluster slot), and
+// the channel PREFIX keys:changed, on which every write publishes the new
+// version. Each write is one Lua script, atomic.
 type RedisStore struct {
 	Client redis.UniversalClient
 	Prefix string
 }
 
-func (s *RedisStore) hash() string    { return s.Prefix + "keys" }
-func (s *RedisStore) version() string { return s.Prefix + "keys:version" }
+func (s *RedisStore) hash() string    { return s.Prefix + "{keys}" }
+func (s *RedisStore) version() string { return s.Prefix + "{keys}:version" }
 func (s *RedisStore) channel() string { return s.Prefix + "keys:changed" }
 
 // writeScript sets (ARGV[1] = "set") or deletes the field ARGV[2] of

@@ -26,10 +26,11 @@ import (
 // write whose reply is lost after Redis applied it is retried and counted
 // twice; the transaction makes a failed write all or nothing otherwise.
 //
-// Layout: one hash per day, PREFIX ledger:DAY, whose fields are
+// Layout: one hash per day, PREFIX{ledger}:DAY, whose fields are
 // "client\x1fmodel\x1fbackend\x1fcounter" (counter: r, i, o, cr, cw, c
 // in micro-dollars, e), expiring Retention after the day's last write;
-// the set PREFIX ledger:days lists the days.
+// the set PREFIX{ledger}:days lists the days. The hash tag keeps them on
+// one Redis Cluster slot, so one transaction may write them all.
 type RedisLedger struct {
 	client  redis.UniversalClient
 	prefix  string
@@ -184,7 +185,7 @@ func (l *RedisLedger) flush(lines map[LedgerKey]*pendingLine) {
 		_, err := l.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			days := map[string]bool{}
 			for k, pl := range lines {
-				key := l.prefix + "ledger:" + k.Day
+				key := l.prefix + "{ledger}:" + k.Day
 				f := ledgerField(k)
 				for _, c := range []struct {
 					name string
@@ -198,8 +199,8 @@ func (l *RedisLedger) flush(lines map[LedgerKey]*pendingLine) {
 				days[k.Day] = true
 			}
 			for d := range days {
-				p.Expire(ctx, l.prefix+"ledger:"+d, l.retention)
-				p.SAdd(ctx, l.prefix+"ledger:days", d)
+				p.Expire(ctx, l.prefix+"{ledger}:"+d, l.retention)
+				p.SAdd(ctx, l.prefix+"{ledger}:days", d)
 			}
 			return nil
 		})
@@ -227,7 +228,7 @@ func ledgerField(k LedgerKey) string {
 func (l *RedisLedger) Query(ctx context.Context, f LedgerFilter) ([]LedgerRow, error) {
 	var rows []LedgerRow
 	err := l.breaker.do(ctx, func() error {
-		days, err := l.client.SMembers(ctx, l.prefix+"ledger:days").Result()
+		days, err := l.client.SMembers(ctx, l.prefix+"{ledger}:days").Result()
 		if err != nil {
 			return err
 		}
@@ -235,7 +236,7 @@ func (l *RedisLedger) Query(ctx context.Context, f LedgerFilter) ([]LedgerRow, e
 		var want []string
 		for _, d := range days {
 			if d < expired {
-				l.client.SRem(ctx, l.prefix+"ledger:days", d)
+				l.client.SRem(ctx, l.prefix+"{ledger}:days", d)
 				continue
 			}
 			if (f.From == "" || d >= f.From) && (f.To == "" || d <= f.To) {
@@ -245,7 +246,7 @@ func (l *RedisLedger) Query(ctx context.Context, f LedgerFilter) ([]LedgerRow, e
 		cmds := make([]*redis.MapStringStringCmd, len(want))
 		if _, err := l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, d := range want {
-				cmds[i] = p.HGetAll(ctx, l.prefix+"ledger:"+d)
+				cmds[i] = p.HGetAll(ctx, l.prefix+"{ledger}:"+d)
 			}
 			return nil
 		}); err != nil {
@@ -308,7 +309,7 @@ func (l *RedisLedger) Query(ctx context.Context, f LedgerFilter) ([]LedgerRow, e
 func (l *RedisLedger) Since(ctx context.Context) (time.Time, error) {
 	since := time.Now()
 	err := l.breaker.do(ctx, func() error {
-		days, err := l.client.SMembers(ctx, l.prefix+"ledger:days").Result()
+		days, err := l.client.SMembers(ctx, l.prefix+"{ledger}:days").Result()
 		for _, d := range days {
 			if t, err := time.Parse(DayFormat, d); err == nil && t.Before(since) {
 				since = t
