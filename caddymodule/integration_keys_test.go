@@ -244,3 +244,70 @@ func TestIntegrationKeysAdmin(t *testing.T) {
 		t.Errorf("%d budget alert lines in the log, want 1", n)
 	}
 }
+
+// Without redis, the keys live in Caddy's storage: a created key works at
+// once and stops when revoked; the storage holds its SHA-256, never the
+// key.
+func TestIntegrationKeysAdminStorage(t *testing.T) {
+	dir := t.TempDir()
+	admin := testcaddy.FreePorts(t, 1)[0]
+	ports := testcaddy.StartWith(t, testcaddy.Options{AdminPort: admin, StorageDir: dir}, `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		managed_keys
+		backend oai {
+			protocol openai_chat
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model to-* oai
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock {
+		name keys-storage-mock
+	}
+}
+`)
+	testcaddy.WaitListening(t, admin)
+	testcaddy.WaitListening(t, ports[1])
+	do := func(method, url, auth, body string) (int, gjson.Result) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := testcaddy.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, gjson.ParseBytes(b)
+	}
+	adminURL := fmt.Sprintf("http://127.0.0.1:%d/louter/keys", admin)
+	chatURL := testcaddy.URL(ports[0]) + "/v1/chat/completions"
+	const body = `{"model":"to-a","messages":[{"role":"user","content":"hi"}]}`
+	if s, _ := do("POST", chatURL, "", body); s != 401 {
+		t.Errorf("no key with managed_keys on: %d, want 401", s)
+	}
+	s, created := do("POST", adminURL, "", `{"name":"frank"}`)
+	key := created.Get("key").String()
+	if s != 201 || key == "" {
+		t.Fatalf("create: %d %s", s, created.Raw)
+	}
+	if s, _ := do("POST", chatURL, key, body); s != 200 {
+		t.Errorf("the new key: %d", s)
+	}
+	stored, err := os.ReadFile(filepath.Join(dir, "louter", "keys.json"))
+	if err != nil || strings.Contains(string(stored), key) || !strings.Contains(string(stored), "frank") {
+		t.Errorf("storage: %v %s", err, stored)
+	}
+	if s, _ := do("DELETE", adminURL+"/frank", "", ""); s != 200 {
+		t.Fatalf("revoke: %d", s)
+	}
+	if s, _ := do("POST", chatURL, key, body); s != 401 {
+		t.Errorf("the revoked key: %d, want 401", s)
+	}
+}
