@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/louter/louter/limits"
@@ -21,7 +23,20 @@ type spendMetrics struct {
 	usd      *prometheus.CounterVec // client_name, backend, model
 	tokens   *prometheus.CounterVec // client_name, backend, model, kind
 	requests *prometheus.CounterVec // client_name, backend, model
+	// series caches the children of a label set, so a request hashes its
+	// labels once, not once per counter; the label sets are bounded, so
+	// it is.
+	series *sync.Map // [3]string → *spendSeries
 }
+
+// spendSeries are the counters of one client, backend and model.
+type spendSeries struct {
+	usd, requests prometheus.Counter
+	tokens        [4]prometheus.Counter // spendKinds order
+}
+
+// spendKinds are louter_spend_tokens_total's kind labels.
+var spendKinds = [4]string{"input", "output", "cache_read", "cache_write"}
 
 func newSpendMetrics() spendMetrics {
 	const ns = "louter"
@@ -56,6 +71,7 @@ func (m *louterMetrics) registerSpend(reg prometheus.Registerer) error {
 	if s.requests, err = register(reg, s.requests); err != nil {
 		return err
 	}
+	s.series = new(sync.Map)
 	m.spendM = s
 	return nil
 }
@@ -72,14 +88,21 @@ func (m *louterMetrics) spend(clientName, backend, model string, u limits.Usage,
 		backend = "other"
 	}
 	s := &m.spendM
-	s.requests.WithLabelValues(clientName, backend, model).Inc()
-	s.usd.WithLabelValues(clientName, backend, model).Add(float64(max(costMicro, 0)) / 1e6)
-	for _, k := range []struct {
-		kind string
-		n    int64
-	}{{"input", u.Input}, {"output", u.Output}, {"cache_read", u.CacheRead}, {"cache_write", u.CacheWrite}} {
-		if k.n > 0 {
-			s.tokens.WithLabelValues(clientName, backend, model, k.kind).Add(float64(k.n))
+	k := [3]string{clientName, backend, model}
+	v, ok := s.series.Load(k)
+	if !ok {
+		ss := &spendSeries{usd: s.usd.WithLabelValues(k[:]...), requests: s.requests.WithLabelValues(k[:]...)}
+		for i, kind := range spendKinds {
+			ss.tokens[i] = s.tokens.WithLabelValues(clientName, backend, model, kind)
+		}
+		v, _ = s.series.LoadOrStore(k, ss)
+	}
+	ss := v.(*spendSeries)
+	ss.requests.Inc()
+	ss.usd.Add(float64(max(costMicro, 0)) / 1e6)
+	for i, n := range [4]int64{u.Input, u.Output, u.CacheRead, u.CacheWrite} {
+		if n > 0 {
+			ss.tokens[i].Add(float64(n))
 		}
 	}
 }

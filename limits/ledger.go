@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,7 +29,23 @@ type LedgerKey struct {
 const DayFormat = "2006-01-02"
 
 // Day returns the ledger day of t.
-func Day(t time.Time) string { return t.UTC().Format(DayFormat) }
+func Day(t time.Time) string {
+	t = t.UTC()
+	if c := dayCache.Load(); c != nil && c.start.Unix() <= t.Unix() && t.Unix() < c.start.Unix()+86400 {
+		return c.day // the day changes once a day, the request path asks it every time
+	}
+	start := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	c := &cachedDay{start: start, day: t.Format(DayFormat)}
+	dayCache.Store(c)
+	return c.day
+}
+
+type cachedDay struct {
+	start time.Time
+	day   string
+}
+
+var dayCache atomic.Pointer[cachedDay]
 
 // LedgerEntry is one client's use of one model.
 type LedgerEntry struct {
