@@ -251,10 +251,11 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 			errs = append(errs, fmt.Errorf("client %q: defined twice", c.Name))
 			continue
 		}
-		e, err := c.entry()
-		if err != nil {
+		e, entryErrs := c.entry()
+		for _, err := range entryErrs {
 			errs = append(errs, fmt.Errorf("client %q: %w", c.Name, err))
-		} else if e.hash == nil && l.Identity == "" { // a key source that failed is reported above
+		}
+		if c.KeySHA256 == "" && c.KeyFile == "" && c.KeyEnv == "" && l.Identity == "" { // a key source that failed is reported above
 			errs = append(errs, fmt.Errorf("client %q: no key (key_sha256, key_file or key_env), and no identity is configured", c.Name))
 		}
 		a.clients = append(a.clients, e)
@@ -327,8 +328,8 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	return nil
 }
 
-// entry provisions the client.
-func (c *ClientKey) entry() (*clientEntry, error) {
+// entry provisions the client; each error is one line of its own.
+func (c *ClientKey) entry() (*clientEntry, []error) {
 	e := &clientEntry{name: c.Name, models: c.Models}
 	var errs []error
 	var err error
@@ -338,7 +339,7 @@ func (c *ClientKey) entry() (*clientEntry, error) {
 	if err := e.setLimits(c.Limits, c.ModelLimits); err != nil {
 		errs = append(errs, err)
 	}
-	return e, errors.Join(errs...)
+	return e, errs
 }
 
 // setLimits provisions a client's limits and model limits.
