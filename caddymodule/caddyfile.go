@@ -212,7 +212,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			l.Models = append(l.Models, route)
 			modelLines = append(modelLines, at)
 
-		case "client", "identity", "price", "redis":
+		case "client", "identity", "price", "redis", "managed_keys", "alert_webhook":
 			if err := l.ClientAccess.unmarshalCaddyfile(d); err != nil { // client_keys_caddyfile.go
 				return err
 			}
@@ -252,7 +252,7 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute, at *routeLin
 				return err
 			}
 			route.When = append(route.When, c)
-		case "requests", "tokens", "concurrent", "budget":
+		case "requests", "tokens", "concurrent", "budget", "budget_alert":
 			if route.Limits == nil {
 				route.Limits = new(Limits)
 			}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -57,6 +58,18 @@ type ClientAccess struct {
 	// Keep the limit counters in Redis, shared by every instance that
 	// names the same server (client_redis.go). Default: in memory.
 	Redis *RedisCounters `json:"redis,omitempty"`
+
+	// Accept, besides clients, the keys created at run time through the
+	// admin API (/louter/keys, keys_admin.go), kept in Redis when redis
+	// is set, else in Caddy's storage. Turning it on requires a key on
+	// every request, like clients.
+	ManagedKeys *ManagedKeys `json:"managed_keys,omitempty"`
+
+	// A URL that budget alerts (budget_alert) are POSTed to, as JSON
+	// {"client", "scope", "budget_usd", "spent_usd", "threshold_percent",
+	// "window_end"}: never a key. Each POST may take 5 seconds; it is
+	// not retried.
+	AlertWebhook string `json:"alert_webhook,omitempty"`
 }
 
 // ClientKey is one client of louter.
@@ -85,6 +98,21 @@ type ClientKey struct {
 
 	// The client's limits, counted over all its requests.
 	Limits
+
+	// Limits of the client's requests for some models, on top of its
+	// own: the first entry whose match the requested model name matches
+	// applies, counted apart from the client's other models.
+	ModelLimits []ModelLimit `json:"model_limits,omitempty"`
+}
+
+// ModelLimit is a client's limits for the models a glob matches.
+type ModelLimit struct {
+	// A glob of the model names the client asks for ('*' matches any
+	// run of characters).
+	Match string `json:"match"`
+
+	// The limits, counted over the client's requests for those models.
+	Limits
 }
 
 // Limits are what a client or a route may use. Every field is optional.
@@ -104,6 +132,11 @@ type Limits struct {
 	// Costs come from prices; a request is admitted while the window's
 	// spend is under the budget.
 	Budget string `json:"budget,omitempty"`
+
+	// A share of the budget, as a percentage ("80%"), whose crossing in
+	// a window is logged once (a warning) and, with alert_webhook set,
+	// POSTed there once — once for all instances sharing Redis.
+	BudgetAlert string `json:"budget_alert,omitempty"`
 }
 
 // ModelPrice is what a model costs, in US dollars per million tokens.
@@ -126,6 +159,18 @@ type clientEntry struct {
 	hash   []byte // sha256 of the key; nil for an identity-only entry
 	models []string
 	policy limits.Policy
+	alert  int // budget_alert's percentage; 0: none
+	// modelLimits are the limits by model glob, first match wins.
+	modelLimits []modelPolicy
+	// managed says the entry is a key of the keys API.
+	managed bool
+}
+
+// modelPolicy is a provisioned ModelLimit.
+type modelPolicy struct {
+	match  string
+	policy limits.Policy
+	alert  int
 }
 
 // access is louter's provisioned ClientAccess.
@@ -136,8 +181,14 @@ type access struct {
 	identity   string
 	prices     []ModelPrice
 	limiter    *limits.Limiter
-	ledger     *limits.Ledger
+	ledger     limits.LedgerStore // the memory ledger, or redis.ledger
+	redis      *redisConn         // nil: no redis configured
 	routeLimit map[*ModelRoute]limits.Policy
+	routeAlert map[*ModelRoute]int // budget_alert percentages
+	// managed is the keys API's table, when managed_keys is on
+	// (managed_keys.go); alerts posts budget alerts (budget_alert.go).
+	managed *managedKeys
+	alerts  *budgetAlerts
 	// storeErrors counts the counter store's failures; failClosed refuses
 	// requests when it fails.
 	storeErrors *atomic.Int64
@@ -152,7 +203,9 @@ func (a *access) close() {
 	if a == nil {
 		return
 	}
-	for _, f := range a.release {
+	// Last acquired, first released, as defer: a watcher stops before
+	// the connection it reads through closes.
+	for _, f := range slices.Backward(a.release) {
 		f()
 	}
 	a.release = nil
@@ -186,8 +239,8 @@ func (lc Limits) policy() (limits.Policy, error) {
 
 // provisionAccess builds the key table and the limiter.
 func (l *Louter) provisionAccess(ctx caddy.Context) error {
-	a := &access{byName: map[string]*clientEntry{}, identity: l.Identity, prices: l.Prices, routeLimit: map[*ModelRoute]limits.Policy{}}
-	a.keys = len(l.Clients) > 0 || l.Identity != ""
+	a := &access{byName: map[string]*clientEntry{}, identity: l.Identity, prices: l.Prices, routeLimit: map[*ModelRoute]limits.Policy{}, routeAlert: map[*ModelRoute]int{}}
+	a.keys = len(l.Clients) > 0 || l.Identity != "" || l.ManagedKeys != nil
 	var errs []error
 	for i, c := range l.Clients {
 		if c == nil || c.Name == "" {
@@ -198,15 +251,12 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 			errs = append(errs, fmt.Errorf("client %q: defined twice", c.Name))
 			continue
 		}
-		e := &clientEntry{name: c.Name, models: c.Models}
-		var err error
-		if e.hash, err = c.keyHash(); err != nil {
+		e, entryErrs := c.entry()
+		for _, err := range entryErrs {
 			errs = append(errs, fmt.Errorf("client %q: %w", c.Name, err))
-		} else if e.hash == nil && l.Identity == "" { // a key source that failed is reported above
-			errs = append(errs, fmt.Errorf("client %q: no key (key_sha256, key_file or key_env), and no identity is configured", c.Name))
 		}
-		if e.policy, err = c.policy(); err != nil {
-			errs = append(errs, fmt.Errorf("client %q: %w", c.Name, err))
+		if c.KeySHA256 == "" && c.KeyFile == "" && c.KeyEnv == "" && l.Identity == "" { // a key source that failed is reported above
+			errs = append(errs, fmt.Errorf("client %q: no key (key_sha256, key_file or key_env), and no identity is configured", c.Name))
 		}
 		a.clients = append(a.clients, e)
 		a.byName[c.Name] = e
@@ -216,12 +266,15 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 		if m.Limits == nil {
 			continue
 		}
-		p, err := m.Limits.policy()
+		p, alert, err := m.Limits.provision()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("model route %q: %w", m.Match, err))
 		}
 		if p.On() {
 			a.routeLimit[m] = p
+			if alert > 0 {
+				a.routeAlert[m] = alert
+			}
 		}
 	}
 	for _, p := range l.Prices {
@@ -255,17 +308,74 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	a.limiter, a.ledger, a.storeErrors, release = sharedCounters()
 	a.release = append(a.release, release)
 	if l.Redis != nil {
-		lim, closeRedis, err := l.Redis.limiter(l.logger)
+		conn, err := l.Redis.connect(l.logger)
 		if err != nil {
 			a.close()
 			return err
 		}
-		a.limiter = lim
-		a.release = append(a.release, closeRedis)
+		a.limiter, a.ledger, a.redis = conn.limiter, conn.ledger, conn
+		a.release = append(a.release, conn.close, registerLedger(conn.ledger)) // ledger_admin.go
 		a.failClosed = l.Redis.failClosed()
+	}
+	if l.ManagedKeys != nil {
+		a.provisionManaged(ctx, l) // managed_keys.go
+	}
+	if err := a.provisionAlerts(l); err != nil { // budget_alert.go
+		a.close()
+		return err
 	}
 	l.access = a
 	return nil
+}
+
+// entry provisions the client; each error is one line of its own.
+func (c *ClientKey) entry() (*clientEntry, []error) {
+	e := &clientEntry{name: c.Name, models: c.Models}
+	var errs []error
+	var err error
+	if e.hash, err = c.keyHash(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := e.setLimits(c.Limits, c.ModelLimits); err != nil {
+		errs = append(errs, err)
+	}
+	return e, errs
+}
+
+// setLimits provisions a client's limits and model limits.
+func (e *clientEntry) setLimits(lim Limits, models []ModelLimit) error {
+	var err error
+	if e.policy, e.alert, err = lim.provision(); err != nil {
+		return err
+	}
+	e.modelLimits = nil
+	for _, m := range models {
+		if m.Match == "" {
+			return errors.New("model_limits: an entry without match")
+		}
+		p, alert, err := m.Limits.provision()
+		if err != nil {
+			return fmt.Errorf("model_limits %q: %w", m.Match, err)
+		}
+		e.modelLimits = append(e.modelLimits, modelPolicy{match: m.Match, policy: p, alert: alert})
+	}
+	return nil
+}
+
+// provision is policy, with budget_alert's percentage.
+func (lc Limits) provision() (limits.Policy, int, error) {
+	p, err := lc.policy()
+	if err != nil || lc.BudgetAlert == "" {
+		return p, 0, err
+	}
+	pct, err := parsePercent(lc.BudgetAlert)
+	if err != nil {
+		return p, 0, fmt.Errorf("budget_alert: %w", err)
+	}
+	if !p.Budget.On() {
+		return p, 0, errors.New("budget_alert: no budget to alert on")
+	}
+	return p, pct, nil
 }
 
 // keyHash returns the SHA-256 of the client's key from whichever source
@@ -418,6 +528,9 @@ func (a *access) identify(r *http.Request) (*clientEntry, authResult) {
 		if c.hash != nil && subtle.ConstantTimeCompare(c.hash, sum[:]) == 1 {
 			found = c // no early exit: every entry is compared
 		}
+	}
+	if found == nil {
+		found = a.managed.find(sum) // managed_keys.go
 	}
 	if found == nil {
 		return nil, authInvalid

@@ -19,8 +19,16 @@ import (
 //	    tokens <N/window>
 //	    concurrent <N>
 //	    budget <USD/window>
+//	    budget_alert <percent>
+//	    model_limit <glob> {
+//	        requests|tokens|concurrent|budget|budget_alert <value>
+//	    }
 //	}
 //	identity <placeholder>
+//	managed_keys {
+//	    poll <duration>
+//	}
+//	alert_webhook <url>
 //	price <glob> [input <usd>] [output <usd>] [cache_read <usd>] [cache_write <usd>]
 //	redis <address> {
 //	    password <password>
@@ -29,6 +37,8 @@ import (
 //	    timeout <duration>
 //	    on_error open|closed
 //	    lease <duration>
+//	    ledger_flush <duration>
+//	    ledger_retention <duration>
 //	}
 func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	switch d.Val() {
@@ -41,6 +51,35 @@ func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	case "price":
 		return a.unmarshalPrice(d)
+	case "alert_webhook":
+		if a.AlertWebhook != "" {
+			return d.Err("alert_webhook already specified")
+		}
+		if !d.AllArgs(&a.AlertWebhook) {
+			return d.ArgErr()
+		}
+	case "managed_keys":
+		if a.ManagedKeys != nil {
+			return d.Err("managed_keys already specified")
+		}
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+		a.ManagedKeys = &ManagedKeys{}
+		for nesting := d.Nesting(); d.NextBlock(nesting); {
+			if d.Val() != "poll" {
+				return d.Errf("unrecognized louter managed_keys subdirective '%s'", d.Val())
+			}
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("managed_keys poll: invalid duration %q", v)
+			}
+			a.ManagedKeys.Poll = caddy.Duration(dur)
+		}
 	case "redis":
 		return a.unmarshalRedis(d)
 	case "client":
@@ -76,10 +115,21 @@ func (a *ClientAccess) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return d.ArgErr()
 				}
 				c.Models = append(c.Models, names...)
-			case "requests", "tokens", "concurrent", "budget":
+			case "requests", "tokens", "concurrent", "budget", "budget_alert":
 				if err := c.Limits.unmarshalCaddyfile(d); err != nil {
 					return err
 				}
+			case "model_limit":
+				ml := ModelLimit{}
+				if !d.AllArgs(&ml.Match) {
+					return d.ArgErr()
+				}
+				for nesting := d.Nesting(); d.NextBlock(nesting); {
+					if err := ml.Limits.unmarshalCaddyfile(d); err != nil {
+						return err
+					}
+				}
+				c.ModelLimits = append(c.ModelLimits, ml)
 			default:
 				return d.Errf("unrecognized louter client subdirective '%s'", d.Val())
 			}
@@ -141,12 +191,17 @@ func (lc *Limits) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	case "budget":
 		_, err = limits.ParseBudget(v)
 		lc.Budget = v
+	case "budget_alert":
+		_, err = parsePercent(v)
+		lc.BudgetAlert = v
 	case "concurrent":
 		n, e := strconv.Atoi(v)
 		if e != nil || n <= 0 {
 			return d.Errf("concurrent: want a positive integer, not %q", v)
 		}
 		lc.Concurrent = n
+	default:
+		return d.Errf("unrecognized louter limit '%s' (requests, tokens, concurrent, budget, budget_alert)", kind)
 	}
 	if err != nil {
 		return d.Err(err.Error())
@@ -191,12 +246,19 @@ func (a *ClientAccess) unmarshalRedis(d *caddyfile.Dispenser) error {
 				return d.Errf("redis on_error: want open or closed, not %q", v)
 			}
 			rc.OnError = v
-		case "lease":
+		case "lease", "ledger_flush", "ledger_retention":
 			dur, err := caddy.ParseDuration(v)
 			if err != nil || dur <= 0 {
-				return d.Errf("redis lease: invalid duration %q", v)
+				return d.Errf("redis %s: invalid duration %q", kind, v)
 			}
-			rc.Lease = caddy.Duration(dur)
+			switch kind {
+			case "lease":
+				rc.Lease = caddy.Duration(dur)
+			case "ledger_flush":
+				rc.LedgerFlush = caddy.Duration(dur)
+			default:
+				rc.LedgerRetention = caddy.Duration(dur)
+			}
 		default:
 			return d.Errf("unrecognized louter redis subdirective '%s'", kind)
 		}

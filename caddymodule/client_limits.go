@@ -55,12 +55,14 @@ func sharedCounters() (*limits.Limiter, *limits.Ledger, *atomic.Int64, func()) {
 type grant struct {
 	a            *access
 	logger       *zap.Logger
+	metrics      *louterMetrics // nil: none
 	client       *clientEntry
 	route        string // the route's pattern: the ledger's key (the client's model is not: clients choose it)
 	model        string // the client's
 	backendModel string
 	estimate     int64
 	holds        []*limits.Reservation
+	alerts       []int // budget_alert percentage of each hold; 0: none
 }
 
 // admitAttempt applies the client's and route's limits once per client
@@ -99,7 +101,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 		writeAuthError(w, p, authModel, model)
 		return nil, false
 	}
-	g := &grant{a: a, logger: l.logger, client: c, route: route.Match, model: model, backendModel: backendModel}
+	g := &grant{a: a, logger: l.logger, metrics: l.metrics, client: c, route: route.Match, model: model, backendModel: backendModel}
 	routePolicy, routeOn := a.routeLimit[route]
 	if c == nil && !routeOn {
 		return g, true // nothing counts, nothing is recorded
@@ -111,22 +113,28 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 	} else {
 		g.estimate = int64(tokencount.Quick(rw.clientReq, rowOf(route.backend.Protocol).tokenFraming))
 	}
-	if (c == nil || !c.policy.On()) && !routeOn {
+	if (c == nil || !c.policy.On() && c.modelPolicy(model) == nil) && !routeOn {
 		return g, true // nothing to count; the ledger still records
 	}
 	ctx := r.Context()
 	type scope struct {
 		name   string
 		policy limits.Policy
+		alert  int
 	}
-	var scopes [2]scope
+	var scopes [3]scope
 	n := 0
 	if c != nil && c.policy.On() {
-		scopes[n] = scope{"client " + c.name, c.policy}
+		scopes[n] = scope{"client " + c.name, c.policy, c.alert}
+		n++
+	}
+	if mp := c.modelPolicy(model); mp != nil {
+		// Counted apart from the client's own: "client NAME model GLOB".
+		scopes[n] = scope{"client " + c.name + " model " + mp.match, mp.policy, mp.alert}
 		n++
 	}
 	if routeOn {
-		scopes[n] = scope{"route " + route.Match, routePolicy}
+		scopes[n] = scope{"route " + route.Match, routePolicy, a.routeAlert[route]}
 		n++
 	}
 	for _, s := range scopes[:n] {
@@ -158,6 +166,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 			return nil, false
 		}
 		g.holds = append(g.holds, res)
+		g.alerts = append(g.alerts, s.alert)
 	}
 	return g, true
 }
@@ -203,15 +212,38 @@ func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 	if price, ok := g.a.price(g.backendModel, g.model); ok {
 		cost = price.Cost(u)
 	}
-	for _, h := range g.holds {
+	for i, h := range g.holds {
 		if err := h.Settle(ctx, tokens, cost); err != nil {
 			g.a.storeErrors.Add(1)
 			g.logger.Debug("settling the request's limits failed", zap.Error(err))
+			continue
+		}
+		if g.alerts[i] > 0 && cost > 0 {
+			g.a.alerts.check(ctx, g.client, h, g.alerts[i]) // budget_alert.go
 		}
 	}
 	if g.client != nil && rw.mode != modeUnset {
-		g.a.ledger.Record(g.client.name, g.route, u, cost)
+		backend := ""
+		if rw.backend != nil {
+			backend = rw.backend.name
+		}
+		g.a.ledger.Record(limits.LedgerKey{Day: limits.Day(time.Now()), Client: g.client.name, Model: g.route, Backend: backend}, u, cost)
+		g.metrics.spend(metricClientName(g.a, g.client), backend, g.route, u, cost) // metrics_spend.go
 	}
+}
+
+// modelPolicy returns the client's limits for model (the name it asked
+// for), or nil. c may be nil.
+func (c *clientEntry) modelPolicy(model string) *modelPolicy {
+	if c == nil {
+		return nil
+	}
+	for i := range c.modelLimits {
+		if globMatch(c.modelLimits[i].match, model) {
+			return &c.modelLimits[i]
+		}
+	}
+	return nil
 }
 
 // countsUsage reports whether the usage of a request to route is counted:

@@ -17,7 +17,9 @@ import (
 // memory, so several Caddy instances behind any balancer enforce one
 // limit: every instance configured with the same server and prefix counts
 // into the same counters, each operation one atomic Lua script. The usage
-// ledger stays per instance.
+// ledger is kept there too (written in the background, see
+// limits.RedisLedger), and so are the keys created through the admin API
+// when managed_keys is on (keys_admin.go).
 type RedisCounters struct {
 	// The server, as host:port or a redis:// or rediss:// URL.
 	Address string `json:"address"`
@@ -54,17 +56,41 @@ type RedisCounters struct {
 	// free again within one lease. At least three times the timeout.
 	// Default: 30s.
 	Lease caddy.Duration `json:"lease,omitempty"`
+
+	// How often each instance writes the usage it recorded to the
+	// shared ledger in Redis: one transaction per interval, off the
+	// request path. What an instance that crashes had not written yet is
+	// lost: at most this long's usage. Default: 1s.
+	LedgerFlush caddy.Duration `json:"ledger_flush,omitempty"`
+
+	// How long a day of the shared ledger is kept after its last write.
+	// Default: 400 days.
+	LedgerRetention caddy.Duration `json:"ledger_retention,omitempty"`
 }
 
-// limiter is a limiter on the configured server, behind a circuit
-// breaker that logs to logger, and the function that closes its
-// connections (the handler's Cleanup calls it).
-func (rc *RedisCounters) limiter(logger *zap.Logger) (*limits.Limiter, func(), error) {
+// redisConn is what louter keeps on one Redis server: the limiter, the
+// shared ledger, the client the key store uses, and close, which writes
+// the ledger's queue and closes the connections.
+type redisConn struct {
+	limiter *limits.Limiter
+	ledger  *limits.RedisLedger
+	client  *redis.Client
+	prefix  string
+	close   func()
+}
+
+// connect makes a limiter and a ledger on the configured server, behind
+// a circuit breaker that logs to logger; the handler's Cleanup calls the
+// close function.
+func (rc *RedisCounters) connect(logger *zap.Logger) (*redisConn, error) {
 	if rc.Address == "" {
-		return nil, nil, errors.New("redis: an address is required")
+		return nil, errors.New("redis: an address is required")
 	}
 	if rc.OnError != "" && rc.OnError != "open" && rc.OnError != "closed" {
-		return nil, nil, fmt.Errorf("redis: on_error must be open or closed, not %q", rc.OnError)
+		return nil, fmt.Errorf("redis: on_error must be open or closed, not %q", rc.OnError)
+	}
+	if rc.LedgerFlush < 0 || rc.LedgerRetention < 0 {
+		return nil, errors.New("redis: ledger_flush and ledger_retention must not be negative")
 	}
 	timeout := time.Duration(rc.Timeout)
 	if timeout <= 0 {
@@ -74,13 +100,13 @@ func (rc *RedisCounters) limiter(logger *zap.Logger) (*limits.Limiter, func(), e
 	if lease < 0 || lease > 0 && lease < 3*timeout {
 		// Renewals every third of the lease, each allowed the timeout,
 		// must land before it runs out.
-		return nil, nil, fmt.Errorf("redis: lease %v must be at least three times the timeout (%v)", lease, timeout)
+		return nil, fmt.Errorf("redis: lease %v must be at least three times the timeout (%v)", lease, timeout)
 	}
 	var opts *redis.Options
 	if strings.Contains(rc.Address, "://") {
 		var err error
 		if opts, err = redis.ParseURL(rc.Address); err != nil {
-			return nil, nil, fmt.Errorf("redis: %w", err)
+			return nil, fmt.Errorf("redis: %w", err)
 		}
 	} else {
 		opts = &redis.Options{Addr: rc.Address}
@@ -117,7 +143,19 @@ func (rc *RedisCounters) limiter(logger *zap.Logger) (*limits.Limiter, func(), e
 		},
 	}
 	store := &limits.BreakerStore{Store: &limits.RedisStore{Client: client, Prefix: prefix}, Breaker: breaker}
-	return &limits.Limiter{Store: store, Lease: lease}, func() { _ = client.Close() }, nil
+	// The ledger has a breaker of its own: its writes run in the
+	// background, and its failures must not refuse requests.
+	ledger := limits.NewRedisLedger(client, prefix, &limits.Breaker{}, time.Duration(rc.LedgerFlush), time.Duration(rc.LedgerRetention), timeout)
+	return &redisConn{
+		limiter: &limits.Limiter{Store: store, Lease: lease},
+		ledger:  ledger,
+		client:  client,
+		prefix:  prefix,
+		close: func() {
+			ledger.Close()
+			_ = client.Close()
+		},
+	}, nil
 }
 
 // failClosed reports whether a request is refused when the store fails.

@@ -29,7 +29,7 @@ func TestRedisCountersLease(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, closeRedis, err := tt.rc.limiter(zap.NewNop())
+			conn, err := tt.rc.connect(zap.NewNop())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
@@ -39,7 +39,8 @@ func TestRedisCountersLease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer closeRedis()
+			defer conn.close()
+			l := conn.limiter
 			if l.Lease != tt.want {
 				t.Errorf("lease %v, want %v", l.Lease, tt.want)
 			}

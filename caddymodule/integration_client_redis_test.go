@@ -114,4 +114,9 @@ func TestIntegrationRedisSharedLimit(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &rep); err != nil || rep.StoreErrors < 2 {
 		t.Errorf("store errors not counted: %s", rec.Body)
 	}
+	// The shared ledger cannot be read with Redis gone: 503, in the
+	// report's shape, saying so.
+	if rec.Code != http.StatusServiceUnavailable || rep.Source != "redis" || rep.Error == "" {
+		t.Errorf("usage with redis down: %d %s", rec.Code, rec.Body)
+	}
 }

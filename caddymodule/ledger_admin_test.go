@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/louter/louter/limits"
 	"github.com/louter/louter/translate"
 )
 
@@ -37,7 +38,7 @@ func TestLedgerKeyedByRoute(t *testing.T) {
 			t.Fatalf("request %d: %v %v %d %s", i, err, p, rec.Code, rec.Body)
 		}
 	}
-	c := l.access.ledger.Report().Clients["ledger-by-route"]
+	c := l.access.ledger.(*limits.Ledger).Report().Clients["ledger-by-route"]
 	if c == nil || len(c.Models) != 1 || c.Models["to-openai*"] == nil {
 		t.Fatalf("ledger entries of the client: %+v, want one, to-openai*", c)
 	}

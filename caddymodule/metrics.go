@@ -31,6 +31,7 @@ type louterMetrics struct {
 	authRefusals  *prometheus.CounterVec   // client, reason
 	fallbacks     *prometheus.CounterVec   // model, from, to, kind
 	decisions     *prometheus.CounterVec   // model, backend, by
+	spendM        spendMetrics             // metrics_spend.go
 
 	// series caches the children of one client, backend and model, so a
 	// request looks its labels up once (seriesFor) rather than once per
@@ -240,6 +241,9 @@ func registerMetrics(reg prometheus.Registerer) (*louterMetrics, error) {
 	if m.decisions, err = register(reg, m.decisions); err != nil {
 		return nil, err
 	}
+	if err := m.registerSpend(reg); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -339,8 +343,8 @@ func metricClientName(a *access, c *clientEntry) string {
 	if c == nil {
 		return ""
 	}
-	if a != nil && a.byName[c.name] == c {
-		return c.name
+	if c.managed || a != nil && a.byName[c.name] == c {
+		return c.name // a name the operator gave, in the config or the keys API
 	}
 	return "other"
 }

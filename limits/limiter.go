@@ -339,3 +339,51 @@ func (r *Reservation) Cancel(ctx context.Context) {
 	}
 	r.once.Do(func() { r.undo(ctx) })
 }
+
+// BudgetAlert is a budget's spend crossing a share of it in one window.
+type BudgetAlert struct {
+	Scope   string
+	Percent int
+	// Limit and Spent are in micro-dollars.
+	Limit, Spent int64
+	WindowEnd    time.Time
+}
+
+// BudgetAlert checks, after Settle, whether the reservation's budget
+// window has reached percent of its limit, and whether this call is the
+// first of every process sharing the store to find so in the window: a
+// marker counter taken once per window and scope makes it so. It returns
+// nil when no alert is due (no budget, under the threshold, or already
+// alerted). The check reads the spend once; a caller skips it once it
+// alerted for a window.
+func (r *Reservation) BudgetAlert(ctx context.Context, percent int) (*BudgetAlert, error) {
+	if r == nil || r.budgetKey == "" || percent <= 0 {
+		return nil, nil
+	}
+	spent, err := r.l.Store.Get(ctx, r.budgetKey)
+	if err != nil {
+		return nil, err
+	}
+	limit := r.policy.Budget.Limit
+	if spent*100 < limit*int64(percent) {
+		return nil, nil
+	}
+	_, first, err := r.l.Store.Take(ctx, r.budgetKey+":alert:"+strconv.Itoa(percent), 1, 1, r.budgetTTL)
+	if err != nil || !first {
+		return nil, err
+	}
+	return &BudgetAlert{Scope: r.scope, Percent: percent, Limit: limit, Spent: spent, WindowEnd: r.BudgetWindowEnd()}, nil
+}
+
+// Scope is the scope the reservation was made for.
+func (r *Reservation) Scope() string { return r.scope }
+
+// BudgetWindowEnd is when the reservation's budget window ends (zero:
+// no budget), which a caller keys "already alerted" by.
+func (r *Reservation) BudgetWindowEnd() time.Time {
+	if r == nil || r.budgetKey == "" {
+		return time.Time{}
+	}
+	w := r.policy.Budget.Window
+	return time.Unix(0, (r.l.now().UnixNano()/int64(w)+1)*int64(w))
+}

@@ -230,9 +230,9 @@ func TestPriceCost(t *testing.T) {
 
 func TestLedgerReport(t *testing.T) {
 	l := NewLedger(time.Unix(0, 0))
-	l.Record("alice", "gpt-5", Usage{Input: 10, Output: 5}, 1500)
-	l.Record("alice", "gpt-5", Usage{Input: 1, Output: 1}, 500)
-	l.Record("alice", "claude", Usage{Input: 2}, 1_000_000)
+	l.Record(lk("alice", "gpt-5"), Usage{Input: 10, Output: 5}, 1500)
+	l.Record(lk("alice", "gpt-5"), Usage{Input: 1, Output: 1}, 500)
+	l.Record(lk("alice", "claude"), Usage{Input: 2}, 1_000_000)
 	rep := l.Report()
 	a := rep.Clients["alice"]
 	if a == nil || a.Models["gpt-5"].Requests != 2 || a.Models["gpt-5"].InputTokens != 11 {
@@ -249,14 +249,14 @@ func TestLedgerReport(t *testing.T) {
 func TestLedgerBounded(t *testing.T) {
 	l := NewLedger(time.Unix(0, 0))
 	l.maxEntries = 3
-	l.Record("alice", "gpt-*", Usage{Input: 1}, 1)
-	l.Record("alice", "claude-*", Usage{Input: 1}, 1)
-	l.Record("bob", "gpt-*", Usage{Input: 1}, 1) // the third: the ledger is full
+	l.Record(lk("alice", "gpt-*"), Usage{Input: 1}, 1)
+	l.Record(lk("alice", "claude-*"), Usage{Input: 1}, 1)
+	l.Record(lk("bob", "gpt-*"), Usage{Input: 1}, 1) // the third: the ledger is full
 	for i := range 100 {
-		l.Record("alice", fmt.Sprintf("route-%d", i), Usage{Input: 1}, 1)
-		l.Record(fmt.Sprintf("client-%d", i), "gpt-*", Usage{Input: 1}, 1)
+		l.Record(lk("alice", fmt.Sprintf("route-%d", i)), Usage{Input: 1}, 1)
+		l.Record(lk(fmt.Sprintf("client-%d", i), "gpt-*"), Usage{Input: 1}, 1)
 	}
-	l.Record("bob", "gpt-*", Usage{Input: 1}, 1) // a known pair still counts as itself
+	l.Record(lk("bob", "gpt-*"), Usage{Input: 1}, 1) // a known pair still counts as itself
 	rep := l.Report()
 	entries, requests := 0, int64(0)
 	for _, c := range rep.Clients {
@@ -280,4 +280,9 @@ func TestLedgerBounded(t *testing.T) {
 	if n := rep.Clients["bob"].Models["gpt-*"].Requests; n != 2 {
 		t.Errorf("bob's gpt-*: %d requests, want 2", n)
 	}
+}
+
+// lk is a ledger line of today's day on backend "b".
+func lk(client, model string) LedgerKey {
+	return LedgerKey{Day: "2026-11-27", Client: client, Model: model, Backend: "b"}
 }

@@ -41,6 +41,9 @@ type Options struct {
 	// AdminPort, when set, turns Caddy's admin endpoint on, at
 	// 127.0.0.1:AdminPort, for tests of admin API modules.
 	AdminPort int
+	// StorageDir, when set, is Caddy's storage (file_system), for tests
+	// of what louter keeps there; unset, Caddy's default in $HOME.
+	StorageDir string
 }
 
 func (o Options) globals() string {
@@ -55,6 +58,9 @@ func (o Options) globals() string {
 	globals := globalOptions
 	if o.AdminPort != 0 {
 		globals = strings.Replace(globals, "admin off", fmt.Sprintf("admin 127.0.0.1:%d", o.AdminPort), 1)
+	}
+	if o.StorageDir != "" {
+		globals += fmt.Sprintf("\tstorage file_system %q\n", o.StorageDir)
 	}
 	return "{" + globals + "\tlog {\n\t\tlevel " + level + "\n" + out + "\t}\n}\n"
 }

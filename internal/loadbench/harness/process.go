@@ -67,6 +67,26 @@ func Start(bin, dir, caddyfile string, env ...string) (*Process, error) {
 // Pid is the process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
+// Interrupt asks the process to exit (SIGINT: Caddy stops gracefully,
+// running its modules' Cleanup) and waits up to timeout, then kills it.
+// It reports whether the process exited on its own.
+func (p *Process) Interrupt(timeout time.Duration) bool {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		_ = p.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-done
+		return false
+	}
+}
+
 // Stop kills the process and waits for it to exit.
 func (p *Process) Stop() {
 	_ = p.cmd.Process.Kill()
