@@ -1,11 +1,13 @@
 package dialect
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/louter/louter/translate"
 	"github.com/tidwall/gjson"
@@ -23,6 +25,107 @@ type toolSchemas map[string]*toolSchema
 type toolSchema struct {
 	raw   []byte
 	props map[string]gjson.Result // built on first use
+}
+
+// appendTypingSchema appends to dst what appendValue reads of a tool's
+// JSON schema, as a schema of its own: per parameter, its type and
+// nullable, the types and nullable of its anyOf and oneOf alternatives,
+// and whether it has properties or items. Descriptions, enums, defaults
+// and the rest, the bulk of an agent's schemas, are left out, so that a
+// stream keeps a few bytes per tool rather than the whole schema: the
+// stream's plan outlives the request, whose schemas are views of the
+// client's body. It appends nothing for a schema that describes no
+// parameters.
+func appendTypingSchema(dst, raw []byte) []byte {
+	// A view, not GetBytes, which copies what it finds: what is read
+	// here is copied into dst.
+	props := gjson.Get(unsafe.String(unsafe.SliceData(raw), len(raw)), "properties")
+	if !props.IsObject() {
+		return dst
+	}
+	dst = append(dst, `{"properties":{`...)
+	n := 0
+	props.ForEach(func(k, v gjson.Result) bool {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, k.Raw...)
+		dst = append(dst, ':')
+		dst = appendTyping(dst, v, true)
+		return true
+	})
+	return append(dst, "}}"...)
+}
+
+// typingSchemas returns the typing schemas (appendTypingSchema) of the
+// tools' schemas, in one allocation: nil for a tool without parameters.
+func typingSchemas(tools []translate.Tool) [][]byte {
+	out := make([][]byte, len(tools))
+	ends := make([]int, len(tools))
+	var all []byte
+	for i, t := range tools {
+		all = appendTypingSchema(all, t.Schema)
+		ends[i] = len(all)
+	}
+	all = bytes.Clone(all)
+	start := 0
+	for i, end := range ends {
+		if end > start {
+			out[i] = all[start:end:end]
+		}
+		start = end
+	}
+	return out
+}
+
+// appendTyping appends the members of schema v that schemaTypes reads;
+// alts says whether to follow its anyOf and oneOf (schemaTypes reads
+// only the type and nullable of an alternative).
+func appendTyping(out []byte, v gjson.Result, alts bool) []byte {
+	out = append(out, '{')
+	comma := func() {
+		if out[len(out)-1] != '{' {
+			out = append(out, ',')
+		}
+	}
+	if !v.IsObject() {
+		return append(out, '}')
+	}
+	for _, key := range [...]string{"type", "nullable"} {
+		if m := v.Get(key); m.Exists() {
+			comma()
+			out = append(out, `"`+key+`":`...)
+			out = append(out, m.Raw...)
+		}
+	}
+	if alts {
+		for _, key := range [...]string{"anyOf", "oneOf"} {
+			a := v.Get(key)
+			if !a.Exists() {
+				continue
+			}
+			comma()
+			out = append(out, `"`+key+`":[`...)
+			i := 0
+			a.ForEach(func(_, alt gjson.Result) bool {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				i++
+				out = appendTyping(out, alt, false)
+				return true
+			})
+			out = append(out, ']')
+		}
+		for _, key := range [...]string{"properties", "items"} {
+			if v.Get(key).Exists() {
+				comma()
+				out = append(out, `"`+key+`":{}`...)
+			}
+		}
+	}
+	return append(out, '}')
 }
 
 func newToolSchemas(tools []translate.Tool) toolSchemas {
