@@ -14,11 +14,12 @@
 // It prints the tables in Markdown and writes the results as JSON
 // (-out), which internal/perfchart draws:
 //
-//	go run ./internal/loadbench                          # the full run, ~4 minutes on 2 cores
+//	go run ./internal/loadbench                          # the full run: c=1, 16 and 64
 //	go run ./internal/loadbench -requests 200 -reps 1 -streams 200   # a quick look
 //	go run ./internal/loadbench -replay testdata/recordings/claude-code.jsonl,testdata/recordings/codex.jsonl,testdata/recordings/gemini-cli.jsonl -out replay.json   # the session replay
 //
-// internal/perfchart/regen.sh runs it and redraws docs/loadbench.svg.
+// internal/perfchart/regen.sh runs it and redraws docs/perf.svg;
+// docs/performance.md documents it.
 package main
 
 import (
