@@ -50,7 +50,7 @@ func newDialectPlan(cfg Config) *dialectPlan {
 		if len(req.Tools) > 0 {
 			p.content.Tools = make([]translate.Tool, len(req.Tools))
 			p.declared = make(map[string]bool, len(req.Tools))
-			schemas := typingSchemas(req.Tools)
+			schemas := typingSchemas(req.Tools) // shared: read only
 			for i, t := range req.Tools {
 				// Only what the parser reads, copied: the plan lives as
 				// long as the stream, the request's strings may be views

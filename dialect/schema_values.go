@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/louter/louter/translate"
@@ -59,56 +60,94 @@ func appendTypingSchema(dst, raw []byte) []byte {
 }
 
 // typingSchemas returns the typing schemas (appendTypingSchema) of the
-// tools' schemas, in one allocation: nil for a tool without parameters.
+// tools' schemas: nil for a tool without parameters. They come from
+// typingCache, so that the work is done once per distinct schema, not per
+// request: an agent sends the same tools every turn.
 func typingSchemas(tools []translate.Tool) [][]byte {
 	out := make([][]byte, len(tools))
-	ends := make([]int, len(tools))
-	var all []byte
 	for i, t := range tools {
-		all = appendTypingSchema(all, t.Schema)
-		ends[i] = len(all)
-	}
-	all = bytes.Clone(all)
-	start := 0
-	for i, end := range ends {
-		if end > start {
-			out[i] = all[start:end:end]
-		}
-		start = end
+		out[i] = cachedTypingSchema(t.Schema)
 	}
 	return out
 }
 
+// typingCache maps the tool schemas seen to their typing schemas, which
+// every stream with the same tools shares (nobody writes to them). It is
+// bounded: past typingCacheMax bytes of keys and values it starts over.
+var typingCache struct {
+	sync.Mutex
+	m     map[string][]byte
+	bytes int
+}
+
+const typingCacheMax = 4 << 20
+
+func cachedTypingSchema(raw []byte) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	typingCache.Lock()
+	v, ok := typingCache.m[string(raw)]
+	typingCache.Unlock()
+	if ok {
+		return v
+	}
+	if v = appendTypingSchema(nil, raw); v != nil {
+		v = bytes.Clone(v) // exactly sized: it is kept
+	}
+	typingCache.Lock()
+	defer typingCache.Unlock()
+	if typingCache.m == nil || typingCache.bytes+len(raw)+len(v) > typingCacheMax {
+		typingCache.m, typingCache.bytes = map[string][]byte{}, 0
+	}
+	typingCache.m[string(raw)] = v
+	typingCache.bytes += len(raw) + len(v)
+	return v
+}
+
 // appendTyping appends the members of schema v that schemaTypes reads;
 // alts says whether to follow its anyOf and oneOf (schemaTypes reads
-// only the type and nullable of an alternative).
+// only the type and nullable of an alternative). It reads v in one pass,
+// keeping the first of a repeated member as gjson's Get does.
 func appendTyping(out []byte, v gjson.Result, alts bool) []byte {
 	out = append(out, '{')
-	comma := func() {
-		if out[len(out)-1] != '{' {
-			out = append(out, ',')
-		}
-	}
 	if !v.IsObject() {
 		return append(out, '}')
 	}
-	for _, key := range [...]string{"type", "nullable"} {
-		if m := v.Get(key); m.Exists() {
-			comma()
-			out = append(out, `"`+key+`":`...)
-			out = append(out, m.Raw...)
+	var seen uint8
+	v.ForEach(func(k, m gjson.Result) bool {
+		var bit uint8
+		switch k.Str {
+		case "type":
+			bit = 1
+		case "nullable":
+			bit = 2
+		case "anyOf":
+			bit = 4
+		case "oneOf":
+			bit = 8
+		case "properties":
+			bit = 16
+		case "items":
+			bit = 32
 		}
-	}
-	if alts {
-		for _, key := range [...]string{"anyOf", "oneOf"} {
-			a := v.Get(key)
-			if !a.Exists() {
-				continue
-			}
-			comma()
-			out = append(out, `"`+key+`":[`...)
+		if bit == 0 || seen&bit != 0 || (!alts && bit > 2) {
+			return true
+		}
+		seen |= bit
+		if out[len(out)-1] != '{' {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, k.Str...)
+		out = append(out, `":`...)
+		switch {
+		case bit <= 2:
+			out = append(out, m.Raw...)
+		case bit <= 8:
+			out = append(out, '[')
 			i := 0
-			a.ForEach(func(_, alt gjson.Result) bool {
+			m.ForEach(func(_, alt gjson.Result) bool {
 				if i > 0 {
 					out = append(out, ',')
 				}
@@ -117,14 +156,11 @@ func appendTyping(out []byte, v gjson.Result, alts bool) []byte {
 				return true
 			})
 			out = append(out, ']')
+		default:
+			out = append(out, "{}"...)
 		}
-		for _, key := range [...]string{"properties", "items"} {
-			if v.Get(key).Exists() {
-				comma()
-				out = append(out, `"`+key+`":{}`...)
-			}
-		}
-	}
+		return true
+	})
 	return append(out, '}')
 }
 

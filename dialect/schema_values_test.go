@@ -1,6 +1,8 @@
 package dialect
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"testing"
 
@@ -71,4 +73,44 @@ func TestTypingSchemaSize(t *testing.T) {
 		t.Errorf("kept %d of %d schema bytes, want under a fifth", kept, whole)
 	}
 	t.Logf("kept %d of %d schema bytes", kept, whole)
+}
+
+// TestTypingCache checks that streams with the same tools share one typing
+// schema, and that the cache stays bounded.
+func TestTypingCache(t *testing.T) {
+	raw := []byte(`{"properties":{"n":{"type":"integer","description":"how many"}}}`)
+	a, b := cachedTypingSchema(raw), cachedTypingSchema(bytes.Clone(raw))
+	if string(a) != `{"properties":{"n":{"type":"integer"}}}` || &a[0] != &b[0] {
+		t.Fatalf("got %s and %s, want one shared typing schema", a, b)
+	}
+	if cachedTypingSchema(nil) != nil || cachedTypingSchema([]byte(`{"type":"object"}`)) != nil {
+		t.Error("a schema without parameters got a typing schema")
+	}
+	for i := range 5000 {
+		cachedTypingSchema([]byte(fmt.Sprintf(`{"properties":{"p%d":{"type":"string","description":"%0900d"}}}`, i, i)))
+		typingCache.Lock()
+		n := typingCache.bytes
+		typingCache.Unlock()
+		if n > typingCacheMax {
+			t.Fatalf("the cache holds %d bytes, past its bound %d", n, typingCacheMax)
+		}
+	}
+}
+
+// BenchmarkTypingSchemas is what a stream's plan spends on its tools'
+// schemas per request: Claude Code's 12 tools, the cache warm.
+func BenchmarkTypingSchemas(b *testing.B) {
+	raw, err := os.ReadFile("../testdata/bench/claude_code_100k.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tools []translate.Tool
+	gjson.GetBytes(raw, "tools.#.input_schema").ForEach(func(_, s gjson.Result) bool {
+		tools = append(tools, translate.Tool{Schema: []byte(s.Raw)})
+		return true
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		typingSchemas(tools)
+	}
 }
