@@ -95,6 +95,9 @@ func cachedTypingSchema(raw []byte) []byte {
 	if v = appendTypingSchema(nil, raw); v != nil {
 		v = bytes.Clone(v) // exactly sized: it is kept
 	}
+	if len(raw)+len(v) > typingCacheMax/16 {
+		return v // a schema this large is not kept twice
+	}
 	typingCache.Lock()
 	defer typingCache.Unlock()
 	if typingCache.m == nil || typingCache.bytes+len(raw)+len(v) > typingCacheMax {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -85,6 +86,16 @@ func TestTypingCache(t *testing.T) {
 	}
 	if cachedTypingSchema(nil) != nil || cachedTypingSchema([]byte(`{"type":"object"}`)) != nil {
 		t.Error("a schema without parameters got a typing schema")
+	}
+	huge := []byte(`{"properties":{"p":{"type":"string","description":"` + strings.Repeat("x", typingCacheMax) + `"}}}`)
+	if got := cachedTypingSchema(huge); string(got) != `{"properties":{"p":{"type":"string"}}}` {
+		t.Errorf("a huge schema: %s", got)
+	}
+	typingCache.Lock()
+	_, kept := typingCache.m[string(huge)]
+	typingCache.Unlock()
+	if kept {
+		t.Error("a schema past a sixteenth of the bound was cached")
 	}
 	for i := range 5000 {
 		cachedTypingSchema([]byte(fmt.Sprintf(`{"properties":{"p%d":{"type":"string","description":"%0900d"}}}`, i, i)))
