@@ -63,6 +63,16 @@ func TestSecretWriter(t *testing.T) {
 			want:   "data: {\"text\":\"use sk-abcdefghijklmnop and 10.0.0.1:80\"}\n\n",
 		},
 		{
+			name: "stream: a Responses lifecycle event, its error null, is not scrubbed", status: 200, contentType: "text/event-stream",
+			chunks: []string{"event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"error\": null,\"instructions\":\"backend-secret-123 at 10.0.0.1:80\"}}\n\n"},
+			want:   "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"error\": null,\"instructions\":\"backend-secret-123 at 10.0.0.1:80\"}}\n\n",
+		},
+		{
+			name: "stream: an error after an error null in one line is scrubbed", status: 200, contentType: "text/event-stream",
+			chunks: []string{"data: {\"response\":{\"error\":null},\"error\":{\"message\":\"backend-secret-123\"}}\n\n", "event: error\ndata: {\"type\":\"error\",\"message\":\"backend-secret-123\"}\n\n"},
+			want:   "data: {\"response\":{\"error\":null},\"error\":{\"message\":\"[redacted]\"}}\n\nevent: error\ndata: {\"type\":\"error\",\"message\":\"[redacted]\"}\n\n",
+		},
+		{
 			name: "gemini JSON array stream, last line without newline", status: 200, contentType: "application/json", stream: true,
 			chunks: []string{"[{\"a\":1},\r\n", "{\"error\":{\"message\":\"backend-secret-123\"}}]"},
 			want:   "[{\"a\":1},\r\n{\"error\":{\"message\":\"[redacted]\"}}]",

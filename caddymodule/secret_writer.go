@@ -21,6 +21,38 @@ const maxScrubbedLine = 1 << 20
 // events). Model text cannot contain it unescaped.
 var errorMarker = []byte(`"error"`)
 
+// carriesError reports whether b holds errorMarker other than as a member
+// whose value is null. A Responses stream's lifecycle events
+// (response.created, response.in_progress, response.completed) carry the
+// response object, whose "error" is null when all is well, and which
+// echoes the request's instructions and tools: tens of KB that the
+// scrubber's patterns need not run over.
+func carriesError(b []byte) bool {
+	for {
+		i := bytes.Index(b, errorMarker)
+		if i < 0 {
+			return false
+		}
+		b = b[i+len(errorMarker):]
+		j := skipJSONSpace(b, 0)
+		if j == len(b) || b[j] != ':' {
+			return true // "type":"error", or the line ends here
+		}
+		j = skipJSONSpace(b, j+1)
+		if !bytes.HasPrefix(b[j:], []byte("null")) {
+			return true
+		}
+		b = b[j+len("null"):]
+	}
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // secretWriter sits between louter's responseWriter and the client and
 // scrubs secrets (secret_scrub.go) from every error the client gets, in
 // every client × backend pair, passthrough included:
@@ -108,14 +140,14 @@ func (sw *secretWriter) writeLines(p []byte) error {
 		end = len(data) // no line end in sight: let it go
 	}
 	var err error
-	if !bytes.Contains(data[:end], errorMarker) {
+	if !carriesError(data[:end]) {
 		if end > 0 {
 			_, err = sw.ResponseWriter.Write(data[:end])
 		}
 	} else {
 		var out []byte
 		for line := range bytes.Lines(data[:end]) {
-			if bytes.Contains(line, errorMarker) {
+			if carriesError(line) {
 				line = scrubSecrets(line, sw.known)
 			}
 			out = append(out, line...)
@@ -146,7 +178,7 @@ func (sw *secretWriter) close() {
 	case secretError:
 		sw.commitError(scrubSecrets(sw.held, sw.known))
 	case secretStream:
-		if bytes.Contains(sw.held, errorMarker) {
+		if carriesError(sw.held) {
 			sw.held = scrubSecrets(sw.held, sw.known)
 		}
 		if len(sw.held) > 0 {

@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -51,6 +50,7 @@ func newDialectPlan(cfg Config) *dialectPlan {
 		if len(req.Tools) > 0 {
 			p.content.Tools = make([]translate.Tool, len(req.Tools))
 			p.declared = make(map[string]bool, len(req.Tools))
+			schemas := typingSchemas(req.Tools) // shared: read only
 			for i, t := range req.Tools {
 				// Only what the parser reads, copied: the plan lives as
 				// long as the stream, the request's strings may be views
@@ -60,7 +60,7 @@ func newDialectPlan(cfg Config) *dialectPlan {
 					name = d.BackendToolName(name)
 				}
 				name = strings.Clone(name)
-				p.content.Tools[i] = translate.Tool{Name: name, Schema: bytes.Clone(t.Schema), Custom: t.Custom}
+				p.content.Tools[i] = translate.Tool{Name: name, Schema: schemas[i], Custom: t.Custom}
 				p.declared[name] = true
 			}
 		}

@@ -1,11 +1,14 @@
 package dialect
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/louter/louter/translate"
 	"github.com/tidwall/gjson"
@@ -23,6 +26,145 @@ type toolSchemas map[string]*toolSchema
 type toolSchema struct {
 	raw   []byte
 	props map[string]gjson.Result // built on first use
+}
+
+// appendTypingSchema appends to dst what appendValue reads of a tool's
+// JSON schema, as a schema of its own: per parameter, its type and
+// nullable, the types and nullable of its anyOf and oneOf alternatives,
+// and whether it has properties or items. Descriptions, enums, defaults
+// and the rest, the bulk of an agent's schemas, are left out, so that a
+// stream keeps a few bytes per tool rather than the whole schema: the
+// stream's plan outlives the request, whose schemas are views of the
+// client's body. It appends nothing for a schema that describes no
+// parameters.
+func appendTypingSchema(dst, raw []byte) []byte {
+	// A view, not GetBytes, which copies what it finds: what is read
+	// here is copied into dst.
+	props := gjson.Get(unsafe.String(unsafe.SliceData(raw), len(raw)), "properties")
+	if !props.IsObject() {
+		return dst
+	}
+	dst = append(dst, `{"properties":{`...)
+	n := 0
+	props.ForEach(func(k, v gjson.Result) bool {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, k.Raw...)
+		dst = append(dst, ':')
+		dst = appendTyping(dst, v, true)
+		return true
+	})
+	return append(dst, "}}"...)
+}
+
+// typingSchemas returns the typing schemas (appendTypingSchema) of the
+// tools' schemas: nil for a tool without parameters. They come from
+// typingCache, so that the work is done once per distinct schema, not per
+// request: an agent sends the same tools every turn.
+func typingSchemas(tools []translate.Tool) [][]byte {
+	out := make([][]byte, len(tools))
+	for i, t := range tools {
+		out[i] = cachedTypingSchema(t.Schema)
+	}
+	return out
+}
+
+// typingCache maps the tool schemas seen to their typing schemas, which
+// every stream with the same tools shares (nobody writes to them). It is
+// bounded: past typingCacheMax bytes of keys and values it starts over.
+var typingCache struct {
+	sync.Mutex
+	m     map[string][]byte
+	bytes int
+}
+
+const typingCacheMax = 4 << 20
+
+func cachedTypingSchema(raw []byte) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	typingCache.Lock()
+	v, ok := typingCache.m[string(raw)]
+	typingCache.Unlock()
+	if ok {
+		return v
+	}
+	if v = appendTypingSchema(nil, raw); v != nil {
+		v = bytes.Clone(v) // exactly sized: it is kept
+	}
+	if len(raw)+len(v) > typingCacheMax/16 {
+		return v // a schema this large is not kept twice
+	}
+	typingCache.Lock()
+	defer typingCache.Unlock()
+	if typingCache.m == nil || typingCache.bytes+len(raw)+len(v) > typingCacheMax {
+		typingCache.m, typingCache.bytes = map[string][]byte{}, 0
+	}
+	typingCache.m[string(raw)] = v
+	typingCache.bytes += len(raw) + len(v)
+	return v
+}
+
+// appendTyping appends the members of schema v that schemaTypes reads;
+// alts says whether to follow its anyOf and oneOf (schemaTypes reads
+// only the type and nullable of an alternative). It reads v in one pass,
+// keeping the first of a repeated member as gjson's Get does.
+func appendTyping(out []byte, v gjson.Result, alts bool) []byte {
+	out = append(out, '{')
+	if !v.IsObject() {
+		return append(out, '}')
+	}
+	var seen uint8
+	v.ForEach(func(k, m gjson.Result) bool {
+		var bit uint8
+		switch k.Str {
+		case "type":
+			bit = 1
+		case "nullable":
+			bit = 2
+		case "anyOf":
+			bit = 4
+		case "oneOf":
+			bit = 8
+		case "properties":
+			bit = 16
+		case "items":
+			bit = 32
+		}
+		if bit == 0 || seen&bit != 0 || (!alts && bit > 2) {
+			return true
+		}
+		seen |= bit
+		if out[len(out)-1] != '{' {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, k.Str...)
+		out = append(out, `":`...)
+		switch {
+		case bit <= 2:
+			out = append(out, m.Raw...)
+		case bit <= 8:
+			out = append(out, '[')
+			i := 0
+			m.ForEach(func(_, alt gjson.Result) bool {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				i++
+				out = appendTyping(out, alt, false)
+				return true
+			})
+			out = append(out, ']')
+		default:
+			out = append(out, "{}"...)
+		}
+		return true
+	})
+	return append(out, '}')
 }
 
 func newToolSchemas(tools []translate.Tool) toolSchemas {

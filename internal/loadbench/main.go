@@ -7,15 +7,19 @@
 // first byte. Targets alternate within each repetition and every
 // response is validated. A paced mode spaces the upstream events 1 ms
 // apart; a memory mode holds many streams open midway and measures the
-// RSS each one costs.
+// RSS each one costs. The session-replay mode (-replay, replay.go) runs
+// instead: recorded multi-turn agent sessions, turn by turn, through
+// louter and through Caddy's plain proxy.
 //
 // It prints the tables in Markdown and writes the results as JSON
 // (-out), which internal/perfchart draws:
 //
-//	go run ./internal/loadbench                          # the full run, ~4 minutes on 2 cores
+//	go run ./internal/loadbench                          # the full run: c=1, 16 and 64
 //	go run ./internal/loadbench -requests 200 -reps 1 -streams 200   # a quick look
+//	go run ./internal/loadbench -replay testdata/recordings/claude-code.jsonl,testdata/recordings/codex.jsonl,testdata/recordings/gemini-cli.jsonl -out replay.json   # the session replay
 //
-// internal/perfchart/regen.sh runs it and redraws docs/loadbench.svg.
+// internal/perfchart/regen.sh runs it and redraws docs/perf.svg;
+// docs/performance.md documents it.
 package main
 
 import (
@@ -45,13 +49,16 @@ type config struct {
 	out, fixture, caddy   string
 	gomaxprocs            int
 	timeout               time.Duration
+	replay                string   // recordings, comma-separated: the session-replay mode
+	sessions              int      // replayed per recording, concurrency and repetition
+	env                   []string // added to the Caddy processes' environment (tests)
 }
 
 func main() {
 	var cfg config
 	var conc, stalls string
 	flag.IntVar(&cfg.requests, "requests", 2000, "requests per target, concurrency and repetition")
-	flag.StringVar(&conc, "conc", "1,16", "concurrency levels, comma-separated")
+	flag.StringVar(&conc, "conc", "1,16,64", "concurrency levels, comma-separated")
 	flag.IntVar(&cfg.reps, "reps", 3, "repetitions (targets alternate within each)")
 	flag.IntVar(&cfg.paced, "paced", 200, "requests per phase of the paced mode (0: skip it)")
 	flag.DurationVar(&cfg.pace, "pace", time.Millisecond, "time between upstream events in the paced mode")
@@ -67,17 +74,22 @@ func main() {
 	flag.StringVar(&cfg.caddy, "caddy", "", "a Caddy binary with louter to use instead of building cmd/caddy")
 	flag.IntVar(&cfg.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of the Caddy processes (0: Go's default)")
 	flag.DurationVar(&cfg.timeout, "timeout", 60*time.Second, "bound on each request")
+	flag.StringVar(&cfg.replay, "replay", "", "the session-replay mode instead of the benchmark: recordings (record's JSON Lines) to replay, comma-separated, e.g. "+defaultReplay)
+	flag.IntVar(&cfg.sessions, "sessions", 100, "session-replay mode: sessions replayed per recording, concurrency and repetition")
 	flag.Parse()
 	var err error
 	if cfg.conc, err = intList(conc); err == nil {
 		cfg.stalls, err = intList(stalls)
 	}
-	if err == nil && (cfg.requests < 1 || cfg.reps < 1 || len(cfg.conc) == 0) {
-		err = fmt.Errorf("-requests, -reps and -conc must be positive")
+	if err == nil && (cfg.requests < 1 || cfg.reps < 1 || cfg.sessions < 1 || len(cfg.conc) == 0) {
+		err = fmt.Errorf("-requests, -reps, -sessions and -conc must be positive")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(2)
+	}
+	if cfg.replay != "" {
+		os.Exit(replayMain(cfg))
 	}
 	r, err := newRunner(cfg)
 	if err != nil {
@@ -110,6 +122,28 @@ func main() {
 		fmt.Fprintf(os.Stderr, "loadbench: %d of %d responses failed validation\n", res.Header.Errors, res.Header.Validated)
 		os.Exit(1)
 	}
+}
+
+// replayMain runs the session-replay mode and returns the exit status.
+func replayMain(cfg config) int {
+	res, err := replay(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		return 1
+	}
+	printReplay(os.Stdout, res)
+	if cfg.out != "" {
+		if err := results.Write(cfg.out, res); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "loadbench: wrote %s\n", cfg.out)
+	}
+	if res.Header.Errors > 0 {
+		fmt.Fprintf(os.Stderr, "loadbench: %d of %d turns failed\n", res.Header.Errors, res.Header.Validated)
+		return 1
+	}
+	return 0
 }
 
 // intList parses "1,16".

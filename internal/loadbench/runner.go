@@ -37,22 +37,15 @@ type runner struct {
 }
 
 func newRunner(cfg config) (r *runner, err error) {
-	r = &runner{cfg: cfg, clients: map[int]*http.Client{}, events: len(harness.OpenAIChatStream())}
+	if r, err = newBareRunner(cfg); err != nil {
+		return nil, err
+	}
+	r.events = len(harness.OpenAIChatStream())
 	defer func() {
 		if err != nil {
 			r.close()
 		}
 	}()
-	if r.dir, err = os.MkdirTemp("", "loadbench-"); err != nil {
-		return nil, err
-	}
-	r.bin = cfg.caddy
-	if r.bin == "" {
-		fmt.Fprintln(os.Stderr, "loadbench: building cmd/caddy")
-		if r.bin, err = harness.BuildCaddy(r.dir); err != nil {
-			return nil, err
-		}
-	}
 	b, err := loadBodies(cfg.fixture)
 	if err != nil {
 		return nil, err
@@ -70,6 +63,23 @@ func newRunner(cfg config) (r *runner, err error) {
 	r.targets = selectTargets(all, cfg.only)
 	if len(r.targets) == 0 {
 		return nil, fmt.Errorf("-only %q matches no target", cfg.only)
+	}
+	return r, nil
+}
+
+// newBareRunner makes the run's directory and finds or builds Caddy.
+func newBareRunner(cfg config) (r *runner, err error) {
+	r = &runner{cfg: cfg, clients: map[int]*http.Client{}}
+	if r.dir, err = os.MkdirTemp("", "loadbench-"); err != nil {
+		return nil, err
+	}
+	r.bin = cfg.caddy
+	if r.bin == "" {
+		fmt.Fprintln(os.Stderr, "loadbench: building cmd/caddy")
+		if r.bin, err = harness.BuildCaddy(r.dir); err != nil {
+			r.close()
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -140,7 +150,7 @@ func (r *runner) start(t *target) error {
 	if r.profiled(t) {
 		t.adminPort = ports[2]
 	}
-	var env []string
+	env := slices.Clone(r.cfg.env)
 	if r.cfg.gomaxprocs > 0 {
 		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", r.cfg.gomaxprocs))
 	}

@@ -134,5 +134,8 @@ func writeLoadbenchSVG(w io.Writer, r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	if len(res.Summary) == 0 {
+		return fmt.Errorf("loadbench results: no summary rows (a session replay's results are not drawn)")
+	}
 	return writeChart(w, loadbenchChart(res))
 }

@@ -65,7 +65,8 @@ func TestDraw(t *testing.T) {
 		{"bench output", "BenchmarkP-2 10 5 ns/op 3 louter-cpu-µs/req 2 plain-cpu-µs/req\n", "Caddy process CPU per streamed request", ""},
 		{"loadbench results after blank lines", "\n  \n" + `{"header":{},"summary":[{"target":"caddy-big","conc":1,"cpu_us_per_req":1}]}`, "Proxy process CPU per streamed request", ""},
 		{"empty", " \n", "", "empty input"},
-		{"results without a summary", `{"header":{}}`, "", "no summary rows"},
+		{"results without a summary", `{"header":{}}`, "", "no summary or replay rows"},
+		{"a replay without a summary", `{"header":{},"replay":[{"session":"s","turn":1}]}`, "", "no summary rows"},
 		{"broken JSON", `{"header":`, "", "loadbench results"},
 	}
 	for _, tt := range tests {

@@ -21,6 +21,9 @@ type Results struct {
 	Summary []Summary `json:"summary"`
 	// Memory has a row per target and stall point of the memory mode.
 	Memory []Memory `json:"memory,omitempty"`
+	// Replay has a row per recorded session, turn and concurrency of the
+	// session-replay mode (-replay), which runs alone.
+	Replay []Replay `json:"replay,omitempty"`
 }
 
 // Header describes the machine and the run.
@@ -102,6 +105,34 @@ type Memory struct {
 	FirstError   string  `json:"first_error,omitempty"`
 }
 
+// Replay is one turn of a replayed session at one concurrency, louter
+// against Caddy's plain reverse_proxy carrying the bytes louter sent the
+// backend; latencies pool every repetition.
+type Replay struct {
+	Session string `json:"session"` // the recording's name
+	Client  string `json:"client"`  // the agent's protocol
+	Turn    int    `json:"turn"`    // 1-based
+	Turns   int    `json:"turns"`   // in the session
+	Conc    int    `json:"conc"`
+	// RequestKB is the size of the turn's request as the agent sent it.
+	RequestKB    float64 `json:"request_kb"`
+	CaddyTTFBms  float64 `json:"caddy_ttfb_ms"` // medians
+	LouterTTFBms float64 `json:"louter_ttfb_ms"`
+	AddedTTFBms  float64 `json:"added_ttfb_ms"`
+	CaddyP99ms   float64 `json:"caddy_p99_ms"` // of the whole stream
+	LouterP99ms  float64 `json:"louter_p99_ms"`
+	AddedP99ms   float64 `json:"added_p99_ms"`
+	// The CPU per turn is the process's over the session's phases,
+	// divided by the turns it served (every turn of the session alike).
+	CaddyCPUPerTurn  float64 `json:"caddy_cpu_us_per_turn"`
+	LouterCPUPerTurn float64 `json:"louter_cpu_us_per_turn"`
+	// The RSS is the highest seen after the session's phases.
+	CaddyRSSMiB  float64 `json:"caddy_rss_mib"`
+	LouterRSSMiB float64 `json:"louter_rss_mib"`
+	Samples      int     `json:"samples"` // louter's turns measured
+	Errors       int     `json:"errors"`  // of the session's phases, both targets
+}
+
 // Write writes r to path as indented JSON.
 func Write(path string, r *Results) error {
 	out, err := json.MarshalIndent(r, "", "  ")
@@ -120,8 +151,8 @@ func Read(r io.Reader) (*Results, error) {
 	if err := dec.Decode(&res); err != nil {
 		return nil, fmt.Errorf("loadbench results: %w", err)
 	}
-	if len(res.Summary) == 0 {
-		return nil, fmt.Errorf("loadbench results: no summary rows")
+	if len(res.Summary) == 0 && len(res.Replay) == 0 {
+		return nil, fmt.Errorf("loadbench results: no summary or replay rows")
 	}
 	return &res, nil
 }

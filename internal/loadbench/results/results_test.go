@@ -36,7 +36,7 @@ func TestWriteRead(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"not JSON", "goos: linux\n", "invalid character"},
-		{"no summary", `{"header":{"date":"x"},"phases":[],"summary":[]}`, "no summary rows"},
+		{"no summary", `{"header":{"date":"x"},"phases":[],"summary":[]}`, "no summary or replay rows"},
 		{"unknown field", `{"header":{},"summary":[{"target":"a","cpu":1}]}`, `unknown field "cpu"`},
 	}
 	for _, tt := range tests {
