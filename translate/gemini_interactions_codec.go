@@ -206,10 +206,10 @@ func interactionsThoughtPart(sig, summary string) Part {
 
 // Interface guards.
 var (
-	_ Codec          = interactionsCodec{}
-	_ TopLevelCodec  = interactionsCodec{}
-	_ StatusCodec    = interactionsCodec{}
-	_ OverflowCodec  = interactionsCodec{}
-	_ StreamDecoder  = (*interactionsNoDecoder)(nil)
-	_ StreamEncoder  = (*interactionsStreamEncoder)(nil)
+	_ Codec         = interactionsCodec{}
+	_ TopLevelCodec = interactionsCodec{}
+	_ StatusCodec   = interactionsCodec{}
+	_ OverflowCodec = interactionsCodec{}
+	_ StreamDecoder = (*interactionsNoDecoder)(nil)
+	_ StreamEncoder = (*interactionsStreamEncoder)(nil)
 )
