@@ -362,3 +362,112 @@ func TestInteractionsClientErrors(t *testing.T) {
 		t.Errorf("GET: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestInteractionsClientKeys: with a key table, an Interactions request is
+// authenticated like every other, and refused in the Interactions API's
+// error shape (401, 403, 429 with Retry-After), the key never echoed; a
+// slow stream gets keep-alive comments the SDK reads through.
+func TestInteractionsClientKeys(t *testing.T) {
+	ports := testcaddy.Start(t, strings.NewReplacer("{ALICE}", sha256Hex("alice-key"), "{BOB}", sha256Hex("bob-key"), "{CAROL}", sha256Hex("carol-key")).Replace(`
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		forward_headers X-Mock-Scenario
+		keepalive_interval 50ms
+		client alice {
+			key_sha256 {ALICE}
+		}
+		client bob {
+			key_sha256 {BOB}
+			models none-*
+		}
+		client carol {
+			key_sha256 {CAROL}
+			requests 1/30d
+		}
+		backend anth {
+			protocol anthropic
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model via-anthropic anth
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock {
+		name interactions-keys-mock
+	}
+}
+`))
+	testcaddy.WaitListening(t, ports[1])
+	base := testcaddy.URL(ports[0])
+	post := func(key string) (int, http.Header, string) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1beta/interactions", strings.NewReader(`{"model":"via-anthropic","input":"hi","store":false}`))
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set("X-Goog-Api-Key", key)
+		}
+		resp, err := testcaddy.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	for _, tt := range []struct {
+		key    string
+		status int
+		code   string
+	}{{"", 401, "authentication"}, {"wrong-key", 401, "authentication"}, {"bob-key", 403, "permission_denied"}, {"alice-key", 200, ""}, {"carol-key", 200, ""}, {"carol-key", 429, "rate_limit_exceeded"}} {
+		status, h, body := post(tt.key)
+		if status != tt.status || gjson.Get(body, "error.code").Str != tt.code {
+			t.Errorf("key %q: %d %s, want %d %s", tt.key, status, body, tt.status, tt.code)
+		}
+		if tt.key != "" && strings.Contains(body, tt.key) {
+			t.Errorf("key %q echoed: %s", tt.key, body)
+		}
+		if status == 429 && h.Get("Retry-After") == "" {
+			t.Errorf("429 without Retry-After")
+		}
+	}
+
+	// A stream that falls silent between events: keep-alive comments,
+	// skipped by the SDK's reader.
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1beta/interactions", strings.NewReader(`{"model":"via-anthropic","input":"hi","stream":true}`))
+	req.Header.Set("X-Goog-Api-Key", "alice-key")
+	req.Header.Set("X-Mock-Scenario", "slow")
+	resp, err := testcaddy.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(raw), "\n\n: keep-alive\n\n") || !strings.HasSuffix(string(raw), "event: done\ndata: [DONE]\n\n") {
+		t.Errorf("slow stream, raw:\n%s", raw)
+	}
+	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "alice-key", Backend: genai.BackendGeminiAPI,
+		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: http.Header{"X-Mock-Scenario": {"slow"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := gi.NewInteractionsInput("hi")
+	res, err := c.Interactions.Create(context.Background(), operations.CreateInteractionRequest{Body: operations.NewCreateInteractionRequestBody(
+		gi.CreateModelInteraction{Model: "via-anthropic", Input: &in, Stream: genai.Ptr(true), Store: genai.Ptr(false)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.InteractionSSEStreamEvent
+	defer s.Close()
+	var text, last string
+	for s.Next() {
+		ev := s.Value()
+		if d := ev.GetDataStepDelta(); d != nil && d.Delta.TextDelta != nil {
+			text += d.Delta.TextDelta.Text
+		}
+		last = gjson.GetBytes(s.RawValue(), "data.event_type").Str
+	}
+	if err := s.Err(); err != nil || !strings.HasPrefix(text, "Hello from louter_mock") || last != "interaction.completed" {
+		t.Errorf("slow stream: %v, text %q, last event %q", err, text, last)
+	}
+}
