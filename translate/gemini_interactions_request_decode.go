@@ -322,6 +322,13 @@ func (d *interactionsRequestDecoder) step(path string, s gjson.Result) *Error {
 		d.add(RoleUser, Part{Type: PartToolResult, ToolResult: tr})
 	case "":
 		return interactionsBadRequest(path+".type", "%s.type: every step needs a type", path)
+	case "text", "image", "document", "audio", "video":
+		// A content block among steps: user input, as the API reads it.
+		p, err := d.content(path, s)
+		if err != nil {
+			return err
+		}
+		d.add(RoleUser, p)
 	default:
 		if strings.HasSuffix(typ.Str, "_call") || strings.HasSuffix(typ.Str, "_result") {
 			return interactionsBadRequest(path+".type", "%s: %s steps come from tools that run only at Google and cannot be sent to louter's backends", path, typ.Str)

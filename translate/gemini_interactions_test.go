@@ -217,3 +217,15 @@ func FuzzInteractionsDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestInteractionsMixedInput: content blocks among steps are user input.
+func TestInteractionsMixedInput(t *testing.T) {
+	req, err := interactionsCodec{}.DecodeRequest([]byte(`{"model":"m","input":[
+		{"type":"model_output","content":[{"type":"text","text":"Hi."}]},{"type":"text","text":"Hello"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(req.Messages) != 2 || req.Messages[1].Role != RoleUser || req.Messages[1].Parts[0].Text != "Hello" {
+		t.Fatalf("%+v", req.Messages)
+	}
+}
