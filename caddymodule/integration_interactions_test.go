@@ -367,6 +367,9 @@ func TestInteractionsClientErrors(t *testing.T) {
 // authenticated like every other, and refused in the Interactions API's
 // error shape (401, 403, 429 with Retry-After), the key never echoed; a
 // slow stream gets keep-alive comments the SDK reads through.
+//
+// The clients' names are this test's own: a limit's window lives in the
+// process's usage pool, which other tests' Caddy configurations share.
 func TestInteractionsClientKeys(t *testing.T) {
 	ports := testcaddy.Start(t, strings.NewReplacer("{ALICE}", sha256Hex("alice-key"), "{BOB}", sha256Hex("bob-key"), "{CAROL}", sha256Hex("carol-key")).Replace(`
 :{PORT0} {
@@ -374,14 +377,14 @@ func TestInteractionsClientKeys(t *testing.T) {
 	louter {
 		forward_headers X-Mock-Scenario
 		keepalive_interval 50ms
-		client alice {
+		client interactions-alice {
 			key_sha256 {ALICE}
 		}
-		client bob {
+		client interactions-bob {
 			key_sha256 {BOB}
 			models none-*
 		}
-		client carol {
+		client interactions-carol {
 			key_sha256 {CAROL}
 			requests 1/30d
 		}
