@@ -11,7 +11,7 @@ import (
 // louter builds the backend's request, and a header it does not know may
 // carry a credential (every provider and gateway has its own). The lists
 // below, and the header sets of the protocol rows (protocols.go), are
-// documented in the README's Security section; keep them in step.
+// documented in docs/security.md; keep them in step.
 
 // forwardedHeaders go from the client to every backend: content
 // negotiation, tracing and request ids, plus the headers reverse_proxy owns

@@ -23,7 +23,7 @@ func init() {
 // Api-Key, ?key= and more, which it would log in clear.
 //
 // On a headers field (request>headers) it replaces the value of every
-// credential header louter knows (see the README's Security section) with
+// credential header louter knows (see docs/security.md) with
 // REDACTED, whatever log_credentials says; on a URI field (request>uri) it
 // replaces the value of every key query parameter (key, api_key, api-key,
 // apikey, access_token, in any case), keeping the rest of the URI byte for

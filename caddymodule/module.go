@@ -70,7 +70,7 @@ const defaultMaxRequestBody = 32 << 20
 // (client protocol, backend, models, stream, outcome, tokens of each kind,
 // time to first token, stop reason, dropped fields) and answers the same
 // values as {http.louter.*} placeholders (exchange_record.go, metrics.go;
-// the README's "Operating louter" lists them), and the access log
+// docs/operating.md lists them), and the access log
 // names the number of backends tried when a fallback was needed
 // (louter_attempts).
 type Louter struct {

@@ -14,7 +14,7 @@ import (
 // source. The mechanisms that act on these live with their features:
 // header filtering (header_allowlist.go), the log filter (log_redact.go),
 // scrubbing answers (secret_scrub.go) and recordings (record_scrub.go).
-// The README's Security section documents these lists; keep them in step.
+// docs/security.md documents these lists; keep them in step.
 
 // redacted replaces a secret in what louter writes to a client.
 const redacted = "[redacted]"

@@ -106,7 +106,11 @@ func (p *JSONArrayParser) Close(func(name string, data []byte)) error {
 
 // JSONArrayOutput frames a client stream as a streamed JSON array, the way
 // Gemini answers streamGenerateContent without alt=sse: "[" before the first
-// event, ",\r\n" between events, and "]" at the end (see EndOutput).
+// event, ",\r\n" between events, and "]" at the end (see EndOutput). Each
+// event ends with a newline, as Gemini's own do: what sits between louter
+// and the client line by line (the secret scrubber, an edge proxy's
+// buffers) then passes an event when it is written, not when the next one
+// comes.
 type JSONArrayOutput struct {
 	buf    *[]byte // lent from a pool while in use (output_pool.go)
 	n      int     // events written
@@ -135,6 +139,7 @@ func (o *JSONArrayOutput) WriteFrame(_ string, data []byte) {
 	}
 	o.n++
 	*b = append(*b, data...)
+	*b = append(*b, '\n')
 }
 
 // End closes the array; later frames are ignored. An array without events

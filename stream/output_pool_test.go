@@ -18,7 +18,7 @@ func TestOutputReleaseBetweenWrites(t *testing.T) {
 		want   []string   // the bytes of each write
 	}{
 		{"sse", &SSEOutput{}, [][]string{{"a", "b"}, {}, {"c"}}, []string{"data: a\n\ndata: b\n\n", "", "data: c\n\n"}},
-		{"json array", &JSONArrayOutput{}, [][]string{{"1", "2"}, {}, {"3"}}, []string{"[1,\r\n2", "", ",\r\n3"}},
+		{"json array", &JSONArrayOutput{}, [][]string{{"1", "2"}, {}, {"3"}}, []string{"[1\n,\r\n2\n", "", ",\r\n3\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

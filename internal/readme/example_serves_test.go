@@ -74,21 +74,21 @@ func TestExampleUnknownPaths(t *testing.T) {
 	}
 }
 
-// TestReadmeMockThroughLouter runs the README's curl commands of "Through
+// TestReadmeMockThroughLouter runs the curl commands of "Through
 // louter" (the mock section) against the shipped example: the X-Mock-*
 // header the first sends reaches the mock (the example's mock backends
 // list it in forward_headers), and each answer is the one shown, or a
 // message when none is shown.
 func TestReadmeMockThroughLouter(t *testing.T) {
 	var cmds []curlCommand
-	for _, b := range blocksOf(t, "console") {
+	for _, b := range blocksOf(t, "console", "docs/mock.md") {
 		if strings.Contains(b.text, "X-Mock-Scenario") {
 			cmds = curlCommands(b.text)
 			break
 		}
 	}
 	if len(cmds) < 2 {
-		t.Fatalf("%d curl commands with X-Mock-Scenario in README.md, want the mock section's two", len(cmds))
+		t.Fatalf("%d curl commands with X-Mock-Scenario in docs/mock.md, want the mock section's two", len(cmds))
 	}
 	ports := testcaddy.Start(t, exampleConfig(t))
 	for _, c := range cmds {
@@ -106,7 +106,7 @@ func TestReadmeMockThroughLouter(t *testing.T) {
 		switch {
 		case c.output != "":
 			if !jsonEqual(body, []byte(c.output)) {
-				t.Errorf("%s %v: %d %s, README shows %s", c.path, c.headers, resp.StatusCode, body, c.output)
+				t.Errorf("%s %v: %d %s, docs/mock.md shows %s", c.path, c.headers, resp.StatusCode, body, c.output)
 			}
 		case resp.StatusCode != 200 || gjson.GetBytes(body, "type").Str != "message":
 			t.Errorf("%s %v: %d %s, want a message", c.path, c.headers, resp.StatusCode, body)

@@ -3,6 +3,7 @@ package readme
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -22,18 +23,48 @@ import (
 	"github.com/louter/louter/internal/testcaddy"
 )
 
-// block is one fenced code block of the README.
+// block is one fenced code block of the README or of a page of docs/.
 type block struct {
+	file string // README.md or docs/<page>.md
 	lang string
 	line int // of the opening fence
 	text string
 }
 
+// where names the block's place for a message: file:line.
+func (b block) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
+
 var fence = regexp.MustCompile("^```([a-z]*)$")
 
-func readmeBlocks(t *testing.T) []block {
+// docFiles are the documentation files, relative to the repository root:
+// README.md and every page of docs/.
+func docFiles(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"README.md"}
+	for _, p := range pages {
+		files = append(files, filepath.ToSlash(filepath.Join("docs", filepath.Base(p))))
+	}
+	return files
+}
+
+// docBlocks returns the fenced code blocks of README.md and docs/*.md,
+// wherever a snippet lives now.
+func docBlocks(t *testing.T) []block {
+	t.Helper()
+	var blocks []block
+	for _, f := range docFiles(t) {
+		blocks = append(blocks, fileBlocks(t, f)...)
+	}
+	return blocks
+}
+
+func fileBlocks(t *testing.T, file string) []block {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(file)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,24 +78,31 @@ func readmeBlocks(t *testing.T) []block {
 		case cur != nil:
 			cur.text += l + "\n"
 		case fence.MatchString(l):
-			cur = &block{lang: fence.FindStringSubmatch(l)[1], line: i + 1}
+			cur = &block{file: file, lang: fence.FindStringSubmatch(l)[1], line: i + 1}
 		}
-	}
-	if len(blocks) == 0 {
-		t.Fatal("no code blocks in README.md")
 	}
 	return blocks
 }
 
-func blocksOf(t *testing.T, lang string) []block {
+// blocksOf returns the blocks of one language, of every documentation
+// file, or of the files named.
+func blocksOf(t *testing.T, lang string, files ...string) []block {
+	t.Helper()
+	var all []block
+	if len(files) == 0 {
+		all = docBlocks(t)
+	}
+	for _, f := range files {
+		all = append(all, fileBlocks(t, f)...)
+	}
 	var out []block
-	for _, b := range readmeBlocks(t) {
+	for _, b := range all {
 		if b.lang == lang {
 			out = append(out, b)
 		}
 	}
 	if len(out) == 0 {
-		t.Fatalf("no %s blocks in README.md", lang)
+		t.Fatalf("no %s blocks in %v", lang, files)
 	}
 	return out
 }
@@ -82,7 +120,7 @@ func TestReadmeCaddyfileFormatted(t *testing.T) {
 			continue
 		}
 		if got := string(caddyfile.Format([]byte(b.text))); got != b.text {
-			t.Errorf("README.md:%d: the Caddyfile block is not as caddy fmt writes it:\n%s\n--- caddy fmt:\n%s", b.line, b.text, got)
+			t.Errorf("%s: the Caddyfile block is not as caddy fmt writes it:\n%s\n--- caddy fmt:\n%s", b.where(), b.text, got)
 		}
 	}
 }
@@ -98,15 +136,15 @@ func TestReadmeJSONValidates(t *testing.T) {
 		n++
 		var cfg caddy.Config
 		if err := json.Unmarshal([]byte(b.text), &cfg); err != nil {
-			t.Errorf("README.md:%d: %v", b.line, err)
+			t.Errorf("%s: %v", b.where(), err)
 			continue
 		}
 		if err := caddy.Validate(&cfg); err != nil {
-			t.Errorf("README.md:%d: caddy validate: %v", b.line, err)
+			t.Errorf("%s: caddy validate: %v", b.where(), err)
 		}
 	}
 	if n == 0 {
-		t.Error("no whole JSON configuration in README.md")
+		t.Error("no whole JSON configuration in the docs")
 	}
 }
 
@@ -138,18 +176,18 @@ func TestExampleValidates(t *testing.T) {
 	}
 }
 
-// TestReadmeSharedSite runs the README's recipes for sharing a site with
+// TestReadmeSharedSite runs the recipes (docs/configuration.md) for sharing a site with
 // another handler: the LLM endpoint reaches louter, other requests reach
 // the other handler.
 func TestReadmeSharedSite(t *testing.T) {
 	var recipes []block
-	for _, b := range blocksOf(t, "caddyfile") {
+	for _, b := range blocksOf(t, "caddyfile", "docs/configuration.md") {
 		if strings.HasPrefix(b.text, ":8080 {") && strings.Contains(b.text, "respond") {
 			recipes = append(recipes, b)
 		}
 	}
 	if len(recipes) != 2 {
-		t.Fatalf("%d site-sharing recipes in README.md, want 2 (route and handle)", len(recipes))
+		t.Fatalf("%d site-sharing recipes in docs/configuration.md, want 2 (route and handle)", len(recipes))
 	}
 	for _, b := range recipes {
 		t.Run(strings.Fields(b.text)[2], func(t *testing.T) { runSharedSite(t, b) })
@@ -172,7 +210,7 @@ func runSharedSite(t *testing.T, b block) {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"chat.completion"`)) {
-			t.Errorf("README.md:%d: chat completion: %d %s", b.line, resp.StatusCode, body)
+			t.Errorf("%s: chat completion: %d %s", b.where(), resp.StatusCode, body)
 		}
 
 		resp, err = testcaddy.Client.Get(base + "/")
@@ -182,12 +220,12 @@ func runSharedSite(t *testing.T, b block) {
 		body, _ = io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if !bytes.Contains(body, []byte("not an LLM endpoint")) && !bytes.Contains(body, []byte("hello")) {
-			t.Errorf("README.md:%d: GET /: %d %s, want the respond answer", b.line, resp.StatusCode, body)
+			t.Errorf("%s: GET /: %d %s, want the respond answer", b.where(), resp.StatusCode, body)
 		}
 	}
 }
 
-// TestReadmeGoProgram: the README's library program, with the go.mod it
+// TestReadmeGoProgram: the library program of docs/library.md, with the go.mod it
 // shows (its replace pointed at this checkout), tidies, vets and runs
 // offline, and prints the client's stream.
 func TestReadmeGoProgram(t *testing.T) {
@@ -195,16 +233,16 @@ func TestReadmeGoProgram(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	progs, mods := blocksOf(t, "go"), blocksOf(t, "gomod")
+	progs, mods := blocksOf(t, "go", "docs/library.md"), blocksOf(t, "gomod", "docs/library.md")
 	if len(progs) != 1 || len(mods) != 1 {
-		t.Fatalf("%d go and %d gomod blocks in README.md, want one of each", len(progs), len(mods))
+		t.Fatalf("%d go and %d gomod blocks in docs/library.md, want one of each", len(progs), len(mods))
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(mods[0].text, "=> ../louter\n") {
-		t.Fatalf("README.md:%d: the go.mod does not replace the module with ../louter:\n%s", mods[0].line, mods[0].text)
+		t.Fatalf("%s: the go.mod does not replace the module with ../louter:\n%s", mods[0].where(), mods[0].text)
 	}
 	dir := t.TempDir()
 	mod := strings.Replace(mods[0].text, "=> ../louter\n", "=> "+root+"\n", 1)
@@ -222,7 +260,7 @@ func TestReadmeGoProgram(t *testing.T) {
 		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("README.md:%d: go %s: %v\n%s", progs[0].line, strings.Join(args, " "), err, out)
+			t.Fatalf("%s: go %s: %v\n%s", progs[0].where(), strings.Join(args, " "), err, out)
 		}
 		return string(out)
 	}
@@ -231,12 +269,12 @@ func TestReadmeGoProgram(t *testing.T) {
 	out := run("run", ".")
 	for _, want := range []string{`"max_completion_tokens":100`, `"text":"Hel"`, `"text":"lo!"`, "event: message_stop"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("README.md:%d: the program's output lacks %s:\n%s", progs[0].line, want, out)
+			t.Errorf("%s: the program's output lacks %s:\n%s", progs[0].where(), want, out)
 		}
 	}
 }
 
-// TestReadmeGeminiHeadless: a headless Gemini CLI command the README shows
+// TestReadmeGeminiHeadless: a headless Gemini CLI command the docs show
 // passes --skip-trust, without which Gemini CLI exits (status 55) in a
 // folder not trusted interactively; the e2e tests run it with the flag.
 func TestReadmeGeminiHeadless(t *testing.T) {
@@ -248,11 +286,11 @@ func TestReadmeGeminiHeadless(t *testing.T) {
 			}
 			n++
 			if !strings.Contains(line, " --skip-trust") {
-				t.Errorf("README.md:%d: headless Gemini CLI without --skip-trust: %s", b.line, line)
+				t.Errorf("%s: headless Gemini CLI without --skip-trust: %s", b.where(), line)
 			}
 		}
 	}
 	if n == 0 {
-		t.Error("README.md shows no headless Gemini CLI command (gemini --skip-trust -p ...)")
+		t.Error("the docs show no headless Gemini CLI command (gemini --skip-trust -p ...)")
 	}
 }

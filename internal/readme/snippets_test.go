@@ -18,13 +18,16 @@ import (
 	"github.com/louter/louter/internal/testcaddy"
 )
 
-// wrapSnippet makes a README Caddyfile block a whole Caddyfile: a site or
+// wrapSnippet makes a documentation Caddyfile block a whole Caddyfile: a site or
 // global options block is one already; a site directive (louter, header,
 // log_append, ...) goes into a site, a backend block into a louter block
 // of a site. It returns "" for a part that needs more than that (a model
 // line naming backends defined elsewhere).
 func wrapSnippet(text string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	var first string
+	if f := strings.Fields(text); len(f) > 0 {
+		first = f[0]
+	}
 	switch {
 	case first == "{" || strings.HasPrefix(first, ":") || strings.Contains(first, "."):
 		return text
@@ -39,7 +42,7 @@ func wrapSnippet(text string) string {
 // elided matches a line "..." standing for what a block leaves out.
 var elided = regexp.MustCompile(`(?m)^\s*\.\.\.$`)
 
-// TestReadmeCaddyfileAdapts: every Caddyfile block of the README that is
+// TestReadmeCaddyfileAdapts: every Caddyfile block of the docs that is
 // not a syntax summary adapts, as it is or put where it goes (wrapSnippet).
 func TestReadmeCaddyfileAdapts(t *testing.T) {
 	adapter := caddyconfig.GetAdapter("caddyfile")
@@ -53,19 +56,19 @@ func TestReadmeCaddyfileAdapts(t *testing.T) {
 			continue
 		}
 		n++
-		if _, _, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": fmt.Sprintf("README.md:%d", b.line)}); err != nil {
-			t.Errorf("README.md:%d: caddy adapt: %v\n%s", b.line, err, cfg)
+		if _, _, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": b.where()}); err != nil {
+			t.Errorf("%s: caddy adapt: %v\n%s", b.where(), err, cfg)
 		}
 	}
 	if n < 10 {
-		t.Errorf("only %d Caddyfile blocks adapted; the README's blocks were not found as expected", n)
+		t.Errorf("only %d Caddyfile blocks adapted; the docs' blocks were not found as expected", n)
 	}
 }
 
 // logAppend is a log_append line: the field and its value.
 var logAppend = regexp.MustCompile(`(?m)^\s*log_append\s+(\S+)\s+(.+)$`)
 
-// TestReadmePlaceholders runs the placeholder example of the README in a
+// TestReadmePlaceholders runs the placeholder example of the docs in a
 // site with louter and its mock: the header it sets names the backend, and
 // each field it appends to the access log has the value, not the text of
 // its placeholders (log_append resolves a value that is exactly one
@@ -79,7 +82,7 @@ func TestReadmePlaceholders(t *testing.T) {
 		}
 	}
 	if snippet == nil {
-		t.Fatal("no log_append example of louter's placeholders in README.md")
+		t.Fatal("no log_append example of louter's placeholders in the docs")
 	}
 	appended := logAppend.FindAllStringSubmatch(snippet.text, -1)
 	accessLog := filepath.Join(t.TempDir(), "access.log")
@@ -115,7 +118,7 @@ func TestReadmePlaceholders(t *testing.T) {
 	}
 	if strings.Contains(snippet.text, "X-Louter-Backend") {
 		if got := resp.Header.Get("X-Louter-Backend"); got != "mocked" {
-			t.Errorf("README.md:%d: X-Louter-Backend = %q, want the backend's name", snippet.line, got)
+			t.Errorf("%s: X-Louter-Backend = %q, want the backend's name", snippet.where(), got)
 		}
 	}
 
@@ -137,11 +140,11 @@ func TestReadmePlaceholders(t *testing.T) {
 		field, value := a[1], a[2]
 		got := fmt.Sprint(entry[field])
 		if got == "" || got == "<nil>" || strings.Contains(got, "{") {
-			t.Errorf("README.md:%d: log_append %s %s logged %q, not its value", snippet.line, field, value, got)
+			t.Errorf("%s: log_append %s %s logged %q, not its value", snippet.where(), field, value, got)
 		}
 		if strings.Contains(value, "_tokens}") {
 			if n, err := strconv.ParseFloat(got, 64); err != nil || n <= 0 {
-				t.Errorf("README.md:%d: log_append %s logged %q, want a token count", snippet.line, field, got)
+				t.Errorf("%s: log_append %s logged %q, want a token count", snippet.where(), field, got)
 			}
 		}
 	}
