@@ -25,7 +25,7 @@ func SSEOutput() stream.Output { return &stream.SSEOutput{} }
 // Ids louter generates (prefix + 24 random hex digits) and timestamps
 // differ from run to run; everything else, upstream ids included, must not.
 var (
-	reGeneratedID = regexp.MustCompile(`(msg_|toolu_|call_|chatcmpl-|resp_|fc_|ctc_|rs_redacted_|rs_)[0-9a-f]{24}\b`)
+	reGeneratedID = regexp.MustCompile(`(msg_|toolu_|call_|chatcmpl-|resp_|fc_|ctc_|rs_redacted_|rs_|v1_)[0-9a-f]{24}\b`)
 	reCreated     = regexp.MustCompile(`"created":\d+`)
 	reCreatedAt   = regexp.MustCompile(`"created_at":\d+`)
 )

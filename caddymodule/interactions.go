@@ -1,0 +1,69 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/louter/louter/translate"
+)
+
+// The Gemini Interactions API (translate.ProtocolGeminiInteractions) as a
+// client protocol: its row, and what the row points at. Clients call
+// POST .../v1beta/interactions with the model and "stream" in the body;
+// louter answers from any backend. The rest of the API works on stored
+// interactions (GET, DELETE and POST .../cancel of
+// .../v1beta/interactions/{id}), which louter does not keep yet: those
+// paths get a 404 in the API's error shape saying so, and the request
+// decoder refuses previous_interaction_id and store:true likewise. No
+// backend can speak the protocol (the row has no endpoint).
+
+func init() {
+	registerProtocol(&protocolRow{
+		protocol:   translate.ProtocolGeminiInteractions,
+		classify:   classifyInteractions,
+		unknownURL: interactionsUnknownURL,
+		// The genai SDK's event-stream reader skips comment lines.
+		keepalive:  []byte(": keep-alive\n\n"),
+		keyMissing: "louter: no API key was sent (x-goog-api-key, ?key= or Authorization: Bearer)",
+		keyInvalid: "louter: API key not valid. Please pass a valid API key.",
+		ownHeaders: headerSet("X-Goog-Api-Client", "Api-Revision"),
+		// The provider's own credential headers, should a same-protocol
+		// request ever be passed on (none is: there is no backend).
+		passAuthHeaders: headerSet("X-Goog-Api-Key", "Authorization", "X-Goog-User-Project"),
+		bodyParams: bodyParamPaths{[]string{"generation_config.max_output_tokens"},
+			"generation_config.temperature", "generation_config.top_p", ""},
+	})
+}
+
+// classifyInteractions is the Interactions row's classify: everything
+// under .../v1beta/interactions (after any prefix). A POST to the
+// collection is a chat call; any other path or method of it is an API
+// path louter does not serve.
+func classifyInteractions(_ *http.Request, path string) (apiRequest, bool) {
+	i := strings.Index(path, "/v1beta/interactions")
+	if i < 0 {
+		return apiRequest{}, false
+	}
+	rest := path[i+len("/v1beta/interactions"):]
+	if rest != "" && rest[0] != '/' {
+		return apiRequest{}, false // .../v1beta/interactionsX is not the API
+	}
+	p := translate.ProtocolGeminiInteractions
+	req := apiRequest{api: "/v1beta/interactions" + rest, apiEndpoint: apiEndpoint{protocol: p, action: actNotServed}}
+	if rest == "" || rest == "/" {
+		req.apiEndpoint, req.client = apiEndpoint{p, actChat, http.MethodPost}, p
+	}
+	return req, true
+}
+
+// interactionsUnknownURL is the Interactions row's 404: a stored
+// interaction's path says that louter stores none, anything else that the
+// path is not served.
+func interactionsUnknownURL(method, api string) *translate.Error {
+	msg := fmt.Sprintf("louter: %s %s is not an endpoint louter serves", method, api)
+	if strings.HasPrefix(api, "/v1beta/interactions/") {
+		msg = fmt.Sprintf("louter: %s %s: louter does not store interactions yet, so none can be fetched, cancelled or deleted; create each interaction with store:false and the whole conversation in input", method, api)
+	}
+	return &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found", Message: msg}
+}
