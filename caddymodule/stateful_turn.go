@@ -104,6 +104,9 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 				t.kept, t.passPrev = keep, true // the backend's own id, perhaps: it decides
 				break
 			}
+			if c := s.logger.Check(zap.DebugLevel, "previous response not found"); c != nil {
+				c.Write(zap.Bool("websocket", sock != nil))
+			}
 			return nil, previousNotFound(prev)
 		case err != nil:
 			return nil, storeUnavailable(err)
@@ -115,6 +118,9 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			}
 			history = rebuildHistory(chain, b.name)
 			rewrite = true
+			if c := s.logger.Check(zap.DebugLevel, "continuing a stored response"); c != nil {
+				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.name))
+			}
 		}
 	case conv != "" && !passthrough: // a Responses backend owns its conversations
 		t.conv = conv
