@@ -199,6 +199,33 @@ func TestIntegrationStoredResponses(t *testing.T) {
 		}
 	})
 
+	t.Run("passthrough", func(t *testing.T) {
+		// A Responses backend keeps the turns itself: a continuation on it
+		// passes previous_response_id through; one on another backend
+		// gets the history from louter's store.
+		e.clearJournals()
+		echo := statefulClient(e, "echo", "sk-alice")
+		o1, err := callWith(echo, false, rawParams(`{"model":"resp-native-1","input":"native-first"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id1 := o1.final.Get("id").Str
+		resp := post(t, e.louter+"/v1/responses", fmt.Sprintf(`{"model":"resp-native-1","previous_response_id":%q,"input":"native-second"}`, id1), "Authorization", "Bearer sk-alice", "X-Mock-Scenario", "echo")
+		resp.Body.Close()
+		body := lastBackendBody(t, e)
+		if gjson.Get(body, "previous_response_id").Str != id1 || strings.Contains(body, "native-first") {
+			t.Errorf("the Responses backend did not get the id to continue: %s", body)
+		}
+		o3, err := callWith(echo, false, rawParams(fmt.Sprintf(`{"model":"resp-via-openai-1","previous_response_id":%q,"input":"on-chat"}`, id1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = lastBackendBody(t, e)
+		if o3.text != "on-chat" || strings.Count(body, "native-first") < 2 {
+			t.Errorf("switching backend lost the history: %q %s", o3.text, body)
+		}
+	})
+
 	t.Run("unknown id", func(t *testing.T) {
 		resp := getURL(t, e.louter+"/v1/responses/resp_nope", "Authorization", "Bearer sk-alice")
 		raw, _ := io.ReadAll(resp.Body)

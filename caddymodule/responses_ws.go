@@ -119,7 +119,7 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 		}
 	}()
 
-	out := &wsEventWriter{c: c, ctx: ctx}
+	out := &wsEventWriter{send: func(p []byte) error { return c.Write(ctx, websocket.MessageText, p) }}
 	for data := range msgs {
 		l.serveFrame(ctx, r, sess, out, data)
 	}
@@ -194,8 +194,7 @@ func (l *Louter) prewarm(ctx context.Context, r *http.Request, sess *wsSession, 
 // a time, reused from turn to turn, so a session's memory does not grow
 // with its events.
 type wsEventWriter struct {
-	c      *websocket.Conn
-	ctx    context.Context
+	send   func(p []byte) error // writes one text frame
 	header http.Header
 	status int
 	sse    bool
@@ -299,7 +298,7 @@ func (w *wsEventWriter) frame(p []byte) {
 	if w.failed {
 		return
 	}
-	if err := w.c.Write(w.ctx, websocket.MessageText, p); err != nil {
+	if err := w.send(p); err != nil {
 		w.failed = true
 	}
 }
