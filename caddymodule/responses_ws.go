@@ -71,6 +71,12 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 		w.Header().Set("Connection", "close")
 		return writeRawJSON(w, http.StatusUpgradeRequired, []byte(wsRefusal))
 	}
+	// The server's read and write timeouts are for requests, not for a
+	// session that lasts up to websocket_max_age: the deadlines they set
+	// on the connection would outlive the hijack.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		return nil // Accept answered the client

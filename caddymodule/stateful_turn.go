@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/limits"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -297,6 +298,9 @@ func (t *stateTurn) save(ctx context.Context) {
 		return
 	}
 	if err := t.s.store.Put(ctx, rec); err != nil {
+		if errors.Is(err, limits.ErrStoreDown) {
+			return // the circuit breaker logged the outage once
+		}
 		t.s.logger.Warn("storing a response failed: it cannot be continued by previous_response_id", zap.Error(err))
 		return
 	}
