@@ -80,6 +80,9 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 	if !keep && prev == "" && conv == "" && sock == nil && !compacted {
 		return nil, nil // stateless, as Codex over HTTP
 	}
+	if in := res[4]; in.Exists() && !in.IsArray() && in.Type != gjson.String || !gjson.ValidBytes(body) {
+		return nil, nil // the chat path names what is wrong
+	}
 	route, ok := l.route(res[0].Str)
 	if !ok {
 		return nil, nil // the chat path answers the unknown model
@@ -141,6 +144,11 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		}
 	default:
 		t.kept = passthrough && keep
+		rewrite = false
+		if !passthrough {
+			// Nothing to put back; store is served here, not dropped.
+			t.body, _ = sjson.DeleteBytes(append([]byte(nil), body...), "store")
+		}
 	}
 	if rewrite || compacted {
 		var te *translate.Error
@@ -180,8 +188,8 @@ func inputItems(in gjson.Result) []byte {
 	case in.IsArray():
 		return []byte(in.Raw)
 	case in.Type == gjson.String:
-		b, _ := json.Marshal([]map[string]string{{"type": "message", "role": "user", "content": in.Str}})
-		return b
+		// The string as it came (its bytes are the decoder's to check).
+		return []byte(`[{"type":"message","role":"user","content":` + in.Raw + `}]`)
 	}
 	return []byte("[]")
 }
