@@ -226,6 +226,31 @@ func TestIntegrationStoredResponses(t *testing.T) {
 		}
 	})
 
+	t.Run("conversation", func(t *testing.T) {
+		e.clearJournals()
+		echo := statefulClient(e, "echo", "sk-alice")
+		for _, in := range []string{"conv-one", "conv-two"} {
+			if _, err := callWith(echo, false, rawParams(fmt.Sprintf(`{"model":"resp-via-anthropic-1","conversation":{"id":"conv_test"},"input":%q}`, in))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if body := lastBackendBody(t, e); strings.Count(body, "conv-one") < 2 || !strings.Contains(body, "conv-two") || strings.Contains(body, "conv_test") {
+			t.Errorf("the conversation's second turn lacks the first: %s", body)
+		}
+		// Another client's conversation of the same name is its own.
+		mallory := statefulClient(e, "echo", "sk-mallory")
+		if _, err := callWith(mallory, false, rawParams(`{"model":"resp-via-anthropic-1","conversation":"conv_test","input":"m"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if body := lastBackendBody(t, e); strings.Contains(body, "conv-one") {
+			t.Errorf("another client continued the conversation: %s", body)
+		}
+		_, err := callWith(echo, false, rawParams(`{"model":"resp-via-anthropic-1","conversation":"conv_test","previous_response_id":"resp_x","input":"m"}`))
+		if statusOf(err) != 400 {
+			t.Errorf("conversation with previous_response_id: %v", err)
+		}
+	})
+
 	t.Run("unknown id", func(t *testing.T) {
 		resp := getURL(t, e.louter+"/v1/responses/resp_nope", "Authorization", "Bearer sk-alice")
 		raw, _ := io.ReadAll(resp.Body)
