@@ -221,6 +221,10 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 			if err := l.unmarshalRecord(d); err != nil { // record_config.go
 				return err
 			}
+		case "stored_responses":
+			if err := l.unmarshalState(d); err != nil { // stateful_caddyfile.go
+				return err
+			}
 
 		default:
 			return d.Errf("unrecognized louter subdirective '%s'", d.Val())

@@ -40,6 +40,9 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return nil
 	}
+	if done, err := l.serveState(w, r, req); done {
+		return err // stored responses, the WebSocket, compaction (stateful.go)
+	}
 	if done, err := l.serveSurface(w, r, req); done {
 		return err // model lists, non-chat passthrough, wrong paths (surface.go)
 	}
@@ -47,6 +50,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		l.serveCountTokens(w, r, req) // Anthropic's count_tokens, Gemini's countTokens (count_tokens.go)
 		return nil
 	}
+	return l.serveChat(w, r, req, next)
+}
+
+// serveChat serves an authenticated chat request: ServeHTTP's main path,
+// which a WebSocket session (responses_ws.go) also runs once per turn.
+func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiRequest, next caddyhttp.Handler) (err error) {
 	ep, pathModel, ok := req.chat(r.Method)
 	if !ok {
 		return next.ServeHTTP(w, r)
@@ -71,6 +80,16 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	q.recordClientBody(r, body)
 	if e != nil {
 		return l.reject(w, client, e)
+	}
+	// A stateful protocol's stored turns: the history a continuation
+	// names is put back into the body, and the answer is kept
+	// (stateful.go).
+	if turn, te := l.continueState(r, ep, body); te != nil {
+		return l.reject(w, client, te)
+	} else if turn != nil {
+		body = turn.body
+		w = turn.capture(w)
+		defer turn.save(r.Context())
 	}
 	// One pass over the body, for both paths: it validates it, finds the
 	// members louter routes by and edits, and refuses duplicates of them.

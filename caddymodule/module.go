@@ -150,6 +150,11 @@ type Louter struct {
 	// Record every chat exchange to JSON Lines files (record_config.go).
 	Record *RecordConfig `json:"record,omitempty"`
 
+	// Stored responses, the Responses WebSocket and compaction
+	// (stateful.go). Unset: on, in memory (or in the redis server of
+	// the limits when one is configured), with the defaults.
+	State *StoredResponses `json:"stored_responses,omitempty"`
+
 	logger  *zap.Logger
 	metrics *louterMetrics // metrics.go
 	// cooldowns skips backends of fallback chains that rate-limited or
@@ -159,6 +164,9 @@ type Louter struct {
 
 	// recording is nil unless record is set (record_config.go).
 	recording *recording
+
+	// state is nil when stored responses are off (stateful.go).
+	state *stateStore
 
 	// watchers start the observers of features other than louter's own
 	// (attempt_hooks.go), on every attempt.
@@ -257,8 +265,11 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	}
 	// The usage page's recent errors and traffic (ops_feed.go).
 	l.watchers = append(l.watchers, l.watchOps)
-	l.registerDiagnostics(ctx)    // diagnostics_admin.go
-	return l.provisionAccess(ctx) // client_keys.go
+	l.registerDiagnostics(ctx) // diagnostics_admin.go
+	if err := l.provisionAccess(ctx); err != nil {
+		return err // client_keys.go
+	}
+	return l.provisionState() // stateful.go
 }
 
 // normalizeBasePath turns a configured base path into "" or "/a/b": unset

@@ -135,6 +135,10 @@ func (b *Breaker) end(ctx context.Context, probe bool, err error) {
 	}
 }
 
+// Do runs f, a call to the store, through the breaker: another store on
+// the same server (the stored responses, package state) shares it.
+func (b *Breaker) Do(ctx context.Context, f func() error) error { return b.do(ctx, f) }
+
 // do runs f, a call to the store, through the breaker.
 func (b *Breaker) do(ctx context.Context, f func() error) error {
 	probe, err := b.start()

@@ -1,0 +1,163 @@
+package caddymodule_test
+
+// The Responses API over a WebSocket through a real Caddy, as Codex speaks
+// it: response.create frames, the stream's events as text frames,
+// previous_response_id within the socket with store false, a prewarm
+// (generate false), error frames; and the 426 that turns it off.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/internal/testcaddy"
+)
+
+// wsTurn sends one frame and reads the frames up to the turn's end: the
+// terminal event or an error frame.
+func wsTurn(t *testing.T, ctx context.Context, c *websocket.Conn, frame string) []gjson.Result {
+	t.Helper()
+	if err := c.Write(ctx, websocket.MessageText, []byte(frame)); err != nil {
+		t.Fatal(err)
+	}
+	var got []gjson.Result
+	for {
+		typ, data, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("reading: %v (after %d frames)", err, len(got))
+		}
+		if typ != websocket.MessageText {
+			t.Fatalf("a binary frame")
+		}
+		if strings.HasPrefix(string(data), "event:") || strings.HasPrefix(string(data), "data:") {
+			t.Fatalf("an SSE line in a frame: %s", data)
+		}
+		ev := gjson.ParseBytes(data)
+		got = append(got, ev)
+		switch ev.Get("type").Str {
+		case "response.completed", "response.incomplete", "response.failed", "error":
+			return got
+		}
+	}
+}
+
+func dialResponses(t *testing.T, ctx context.Context, e *env, scenario string) *websocket.Conn {
+	t.Helper()
+	h := http.Header{}
+	h.Set("Authorization", "Bearer sk-ws-client")
+	h.Set("X-Mock-Scenario", scenario)
+	h.Set("OpenAI-Beta", "responses_websockets=2026-02-06")
+	url := "ws" + strings.TrimPrefix(e.louter, "http") + "/codex/v1/responses"
+	c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: h, HTTPClient: testcaddy.Client})
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	return c
+}
+
+func TestIntegrationResponsesWebSocket(t *testing.T) {
+	e := startResponsesEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, model := range []string{"resp-via-openai-1", "resp-via-anthropic-1", "resp-via-gemini-1"} {
+		t.Run(model, func(t *testing.T) {
+			e.clearJournals()
+			c := dialResponses(t, ctx, e, "echo")
+			defer c.CloseNow()
+			// Codex copies its HTTP fields into the frame: stream and
+			// store false included.
+			evs := wsTurn(t, ctx, c, fmt.Sprintf(`{"type":"response.create","model":%q,"store":false,"stream":true,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"alpha"}]}],"client_metadata":{"x-codex-window-id":"w"}}`, model))
+			if evs[0].Get("type").Str != "response.created" || evs[len(evs)-1].Get("type").Str != "response.completed" {
+				t.Fatalf("turn 1 frames: %v", evs)
+			}
+			id1 := evs[len(evs)-1].Get("response.id").Str
+			// The next turn sends only the new items.
+			evs = wsTurn(t, ctx, c, fmt.Sprintf(`{"type":"response.create","model":%q,"store":false,"previous_response_id":%q,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"beta"}]}]}`, model, id1))
+			final := evs[len(evs)-1]
+			if final.Get("type").Str != "response.completed" || final.Get("response.output.0.content.0.text").Str != "beta" {
+				t.Fatalf("turn 2 frames: %v", evs)
+			}
+			reqs := e.backendRequests()
+			body := reqs[len(reqs)-1].Get("body").Raw
+			if strings.Count(body, "alpha") < 2 || !strings.Contains(body, "beta") || strings.Contains(body, "client_metadata") {
+				t.Errorf("turn 2's backend request lacks the socket's history (alpha asked and answered): %s", body)
+			}
+			// An unknown id is an error frame Codex answers by resending
+			// the whole request; the socket stays open.
+			evs = wsTurn(t, ctx, c, fmt.Sprintf(`{"type":"response.create","model":%q,"previous_response_id":"resp_gone","input":"x"}`, model))
+			if ev := evs[0]; ev.Get("type").Str != "error" || ev.Get("status").Int() != 400 || ev.Get("error.code").Str != "previous_response_not_found" {
+				t.Errorf("unknown previous id: %s", ev.Raw)
+			}
+			// A prewarm, then a turn continuing it.
+			evs = wsTurn(t, ctx, c, fmt.Sprintf(`{"type":"response.create","model":%q,"generate":false,"store":false,"input":[{"type":"message","role":"user","content":"gamma"}]}`, model))
+			warm := evs[len(evs)-1]
+			if warm.Get("type").Str != "response.completed" || warm.Get("response.output.#").Int() != 0 {
+				t.Fatalf("prewarm: %v", evs)
+			}
+			evs = wsTurn(t, ctx, c, fmt.Sprintf(`{"type":"response.create","model":%q,"store":false,"previous_response_id":%q,"input":[]}`, model, warm.Get("response.id").Str))
+			if got := evs[len(evs)-1].Get("response.output.0.content.0.text").Str; got != "gamma" {
+				t.Errorf("after the prewarm: %q, %v", got, evs)
+			}
+			if err := c.Close(websocket.StatusNormalClosure, ""); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
+	}
+	t.Run("bad frame", func(t *testing.T) {
+		c := dialResponses(t, ctx, e, "echo")
+		defer c.CloseNow()
+		evs := wsTurn(t, ctx, c, `{"type":"response.steer","input":"x"}`)
+		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 {
+			t.Errorf("unsupported message: %s", evs[0].Raw)
+		}
+		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"no-such-model","input":"x"}`)
+		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 404 {
+			t.Errorf("unknown model: %s", evs[0].Raw)
+		}
+	})
+}
+
+// TestIntegrationResponsesWebSocketOff: turned off, the upgrade gets 426,
+// the status that makes Codex use HTTP at once.
+func TestIntegrationResponsesWebSocketOff(t *testing.T) {
+	ports := testcaddy.Start(t, `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		stored_responses {
+			websocket off
+		}
+		backend oai {
+			protocol openai_chat
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model * oai
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock
+}
+`)
+	req, _ := http.NewRequest(http.MethodGet, testcaddy.URL(ports[0])+"/v1/responses", nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	resp, err := testcaddy.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusUpgradeRequired || gjson.GetBytes(raw, "error.code").Str != "websocket_disabled" {
+		t.Errorf("refusal: %d %s", resp.StatusCode, raw)
+	}
+}

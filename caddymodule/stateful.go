@@ -1,0 +1,244 @@
+package caddymodule
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/limits"
+	"github.com/louter/louter/state"
+	"github.com/louter/louter/translate"
+)
+
+// This file gives a stateful protocol (the row's stateful: the Responses
+// API) its server-side state on every backend:
+//
+//   - A request with store true (the API's default) has its answer kept:
+//     one record per turn in package state, holding this turn's input
+//     items and the response object, and naming the turn it continues.
+//   - previous_response_id and conversation continue a kept chain: louter
+//     puts the chain's input and output items back in front of the
+//     request's input (stateful_turn.go), so a stateless backend gets the
+//     whole history. A Responses backend that kept the previous turn
+//     itself (passthrough, store true, the same backend) gets the id
+//     untouched, and uses its own state.
+//   - GET and DELETE /v1/responses/{id}, GET .../input_items, POST
+//     /v1/responses/compact (stored_endpoints.go, stateful_compact.go),
+//     and the Responses WebSocket (responses_ws.go).
+//
+// Every record belongs to the client that made it (stateOwner): another
+// client's id is not found, whatever its key.
+
+// StoredResponses configures stored responses, the Responses WebSocket and
+// compaction.
+type StoredResponses struct {
+	// Disabled turns stored responses off: every request is served
+	// statelessly, store is ignored, and previous_response_id,
+	// conversation and GET /v1/responses/{id} are refused.
+	Disabled bool `json:"disabled,omitempty"`
+
+	// The most bytes the in-memory store holds (the turns' JSON plus
+	// about 200 bytes each); past it the least recently used turns are
+	// evicted. Default: 256 MiB. Not used with redis, which is bounded
+	// by the server's maxmemory.
+	MaxStoredBytes int64 `json:"max_stored_bytes,omitempty"`
+
+	// How long a stored turn lives after it was last stored, read or
+	// continued; an expired id gets the API's 404 (or 400
+	// previous_response_not_found). Default: 24h.
+	TTL caddy.Duration `json:"ttl,omitempty"`
+
+	// WebSocket is "on" (the default) or "off". Off, an upgrade on
+	// /v1/responses is refused with 426 Upgrade Required, which makes
+	// Codex fall back to HTTP at once.
+	WebSocket string `json:"websocket,omitempty"`
+
+	// The longest a WebSocket session may stay open; at its end louter
+	// sends a websocket_connection_limit_reached error and closes, and
+	// Codex reconnects. Default: 60m.
+	WebSocketMaxAge caddy.Duration `json:"websocket_max_age,omitempty"`
+
+	// The most bytes one WebSocket session keeps of its own turns (those
+	// sent with store false, which previous_response_id may still name
+	// on the same socket). Default: 32 MiB.
+	WebSocketMaxBytes int64 `json:"websocket_max_bytes,omitempty"`
+}
+
+// stateStore is the provisioned configuration.
+type stateStore struct {
+	store     state.Store
+	ttl       time.Duration
+	websocket bool
+	wsMaxAge  time.Duration
+	wsBytes   int64
+	release   func()
+	logger    *zap.Logger
+}
+
+// statePool shares the in-memory store across config reloads, keyed by its
+// bounds.
+var statePool = caddy.NewUsagePool()
+
+type pooledMemory struct{ *state.Memory }
+
+func (pooledMemory) Destruct() error { return nil }
+
+// provisionState sets up the store: Redis when the limits use a redis
+// server (the same client and circuit breaker, keys under the prefix's
+// "state:"), memory otherwise.
+func (l *Louter) provisionState() error {
+	c := l.State
+	if c == nil {
+		c = &StoredResponses{}
+	}
+	if c.Disabled {
+		return nil
+	}
+	if c.WebSocket != "" && c.WebSocket != "on" && c.WebSocket != "off" {
+		return fmt.Errorf("stored_responses: websocket must be on or off, not %q", c.WebSocket)
+	}
+	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 {
+		return errors.New("stored_responses: limits must not be negative")
+	}
+	s := &stateStore{
+		ttl:       time.Duration(c.TTL),
+		websocket: c.WebSocket != "off",
+		wsMaxAge:  time.Duration(c.WebSocketMaxAge),
+		wsBytes:   c.WebSocketMaxBytes,
+		logger:    l.logger,
+	}
+	if s.ttl == 0 {
+		s.ttl = state.DefaultTTL
+	}
+	if s.wsMaxAge == 0 {
+		s.wsMaxAge = time.Hour
+	}
+	if s.wsBytes == 0 {
+		s.wsBytes = 32 << 20
+	}
+	if rs, guard := l.sharedRedis(); rs != nil {
+		s.store = &state.Redis{Client: rs.Client, Prefix: rs.Prefix + "state:", TTL: s.ttl, Guard: guard}
+	} else {
+		key := fmt.Sprintf("louter.state:%d:%d", c.MaxStoredBytes, s.ttl)
+		v, _, _ := statePool.LoadOrNew(key, func() (caddy.Destructor, error) {
+			return pooledMemory{&state.Memory{MaxBytes: c.MaxStoredBytes, TTL: s.ttl}}, nil
+		})
+		s.store = v.(pooledMemory).Memory
+		s.release = func() { _, _ = statePool.Delete(key) }
+	}
+	l.state = s
+	return nil
+}
+
+// sharedRedis returns the limits' redis store and its circuit breaker, or
+// nil when the limits count in memory.
+func (l *Louter) sharedRedis() (*limits.RedisStore, func(context.Context, func() error) error) {
+	if l.access == nil || l.access.limiter == nil {
+		return nil, nil
+	}
+	switch st := l.access.limiter.Store.(type) {
+	case *limits.BreakerStore:
+		if rs, ok := st.Store.(*limits.RedisStore); ok {
+			return rs, st.Breaker.Do
+		}
+	case *limits.RedisStore:
+		return st, nil
+	}
+	return nil, nil
+}
+
+func (s *stateStore) close() {
+	if s != nil && s.release != nil {
+		s.release()
+	}
+}
+
+// stateOwner is the identity a request's records belong to: the client's
+// name when a key table identified it, else a hash of the credentials it
+// presented (so two callers with different keys never share records). A
+// gateway with no keys at all, whose callers present none, has one owner.
+func stateOwner(r *http.Request) string {
+	if c := clientOf(r); c != nil {
+		return "c:" + c.name
+	}
+	h := sha256.New()
+	for _, k := range keyHeaders {
+		h.Write([]byte(r.Header.Get(k)))
+		h.Write([]byte{0})
+	}
+	h.Write([]byte(r.URL.Query().Get("key")))
+	return "k:" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// serveState answers the stateful endpoints of a stateful protocol: the
+// stored responses, compaction, and the WebSocket upgrade. It reports
+// whether it answered.
+func (l *Louter) serveState(w http.ResponseWriter, r *http.Request, req apiRequest) (bool, error) {
+	if req.action == actNext || !rowOf(req.protocol).stateful || !strings.HasPrefix(req.api, "/v1/responses") {
+		return false, nil
+	}
+	codec, ok := translate.Lookup(req.protocol)
+	if !ok {
+		return false, nil
+	}
+	rest := strings.TrimPrefix(req.api, "/v1/responses")
+	if rest == "" {
+		if r.Method != http.MethodGet || !isWebSocketUpgrade(r) {
+			return false, nil
+		}
+		return true, l.serveWebSocket(w, r, req, codec) // responses_ws.go
+	}
+	if rest[0] != '/' {
+		return false, nil
+	}
+	if l.state == nil {
+		return true, l.reject(w, codec, translate.NewError(http.StatusNotFound, "louter: stored responses are disabled on this gateway (stored_responses disabled)"))
+	}
+	rest = rest[1:]
+	if rest == "compact" {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			return true, l.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest, Message: "louter: /v1/responses/compact takes POST"})
+		}
+		return true, l.serveCompact(w, r, codec) // stateful_compact.go
+	}
+	id, sub, _ := strings.Cut(rest, "/")
+	return true, l.serveStored(w, r, codec, id, sub) // stored_endpoints.go
+}
+
+// isWebSocketUpgrade reports whether r asks for a WebSocket.
+func isWebSocketUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") && headerHasToken(r.Header, "Connection", "upgrade")
+}
+
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// storeUnavailable is the answer when the store fails (Redis down).
+func storeUnavailable(err error) *translate.Error {
+	return &translate.Error{Status: http.StatusServiceUnavailable, Kind: translate.ErrOverloaded,
+		Message: "louter: the response store is unavailable; retry, or send the whole conversation with store false"}
+}
+
+// saveContext is the context a turn is saved in: the request's values,
+// not its cancellation (a client that has gone still gets its turn
+// kept), with a bound.
+func saveContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+}

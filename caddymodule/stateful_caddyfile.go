@@ -1,0 +1,70 @@
+package caddymodule
+
+import (
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/dustin/go-humanize"
+)
+
+// unmarshalState parses the stored_responses subdirective:
+//
+//	stored_responses [off] {
+//		max_stored_bytes    <size>
+//		ttl                 <duration>
+//		websocket           on|off
+//		websocket_max_age   <duration>
+//		websocket_max_bytes <size>
+//	}
+func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
+	if l.State != nil {
+		return d.Err("stored_responses already specified")
+	}
+	c := new(StoredResponses)
+	if d.NextArg() {
+		if d.Val() != "off" {
+			return d.Errf("stored_responses takes no argument but off, not %q", d.Val())
+		}
+		c.Disabled = true
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		opt := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.ArgErr()
+		}
+		switch opt {
+		case "max_stored_bytes", "websocket_max_bytes":
+			n, err := humanize.ParseBytes(v)
+			if err != nil || n == 0 || n > 1<<50 {
+				return d.Errf("invalid %s %q", opt, v)
+			}
+			if opt == "max_stored_bytes" {
+				c.MaxStoredBytes = int64(n)
+			} else {
+				c.WebSocketMaxBytes = int64(n)
+			}
+		case "ttl", "websocket_max_age":
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("invalid %s %q", opt, v)
+			}
+			if opt == "ttl" {
+				c.TTL = caddy.Duration(dur)
+			} else {
+				c.WebSocketMaxAge = caddy.Duration(dur)
+			}
+		case "websocket":
+			if v != "on" && v != "off" {
+				return d.Errf("websocket must be on or off, not %q", v)
+			}
+			c.WebSocket = v
+		default:
+			return d.Errf("unrecognized stored_responses option '%s'", opt)
+		}
+	}
+	l.State = c
+	return nil
+}

@@ -1,0 +1,320 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/limits"
+	"github.com/louter/louter/state"
+	"github.com/louter/louter/translate"
+)
+
+// storedTurn is what a record's Data holds: one turn, stored once.
+type storedTurn struct {
+	// Backend is the backend that answered; its reasoning items go back
+	// to it only.
+	Backend string `json:"backend"`
+	// Kept: the backend kept the turn itself (a Responses backend,
+	// passthrough, store true), so a continuation on the same backend
+	// may pass previous_response_id to it.
+	Kept bool `json:"kept,omitempty"`
+	// Input is this turn's own input items, as the client sent them (the
+	// chain's earlier items are in the earlier records).
+	Input json.RawMessage `json:"input"`
+	// Response is the response object the client got.
+	Response json.RawMessage `json:"response"`
+}
+
+// convPrefix starts the id of a conversation's record: no data, and the
+// conversation's latest response as its predecessor.
+const convPrefix = "conv:"
+
+// stateTurn is one request of a stateful protocol on its way: the body
+// with its history put back, and what to keep of its answer.
+type stateTurn struct {
+	s       *stateStore
+	sock    *wsSession // the WebSocket session the turn came on, or nil
+	owner   string
+	body    []byte // the body to serve
+	keep    bool   // store true: keep the answer in the store
+	prev    string // the turn it continues, or ""
+	conv    string // the conversation it belongs to, or ""
+	input   []byte // this turn's items, as the client sent them (a JSON array)
+	backend string
+	kept    bool // the backend keeps the turn itself
+	// passPrev: previous_response_id goes to the backend, which keeps
+	// the chain (a Responses backend, passthrough).
+	passPrev bool
+	cw       *captureWriter
+}
+
+// continueState prepares a request of a stateful protocol: nil when there
+// is nothing to do (stored responses off, a stateless request), else the
+// turn with the body to serve; an error is the client's answer.
+func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*stateTurn, *translate.Error) {
+	s := l.state
+	if s == nil || !ep.stateful {
+		return nil, nil
+	}
+	res := gjson.GetManyBytes(body, "model", "store", "previous_response_id", "conversation", "input")
+	sock := socketOf(r)
+	keep := res[1].Type != gjson.False
+	prev := ""
+	if res[2].Type == gjson.String {
+		prev = res[2].Str
+	}
+	conv := res[3].Str
+	if res[3].IsObject() {
+		conv = res[3].Get("id").Str
+	}
+	compacted := bytes.Contains(body, []byte(`"compaction"`))
+	if !keep && prev == "" && conv == "" && sock == nil && !compacted {
+		return nil, nil // stateless, as Codex over HTTP
+	}
+	if in := res[4]; in.Exists() && !in.IsArray() && in.Type != gjson.String || !gjson.ValidBytes(body) {
+		return nil, nil // the chat path names what is wrong
+	}
+	route, ok := l.route(res[0].Str)
+	if !ok {
+		return nil, nil // the chat path answers the unknown model
+	}
+	b := route.backend
+	passthrough := b.Protocol == ep.protocol && b.Dialect == nil
+	if prev != "" && conv != "" {
+		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
+			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
+	}
+	t := &stateTurn{s: s, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body}
+	t.input = inputItems(res[4])
+	ctx := r.Context()
+
+	var history []byte
+	rewrite := !passthrough
+	switch {
+	case prev != "":
+		chain, err := t.chain(ctx, prev)
+		switch {
+		case errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrChainTooLong):
+			if passthrough {
+				t.kept, t.passPrev = keep, true // the backend's own id, perhaps: it decides
+				break
+			}
+			if c := s.logger.Check(zap.DebugLevel, "previous response not found"); c != nil {
+				c.Write(zap.Bool("websocket", sock != nil))
+			}
+			return nil, previousNotFound(prev)
+		case err != nil:
+			return nil, storeUnavailable(err)
+		default:
+			last := decodeTurn(chain[len(chain)-1].Data)
+			if passthrough && last.Kept && last.Backend == b.name {
+				t.kept, t.passPrev = keep, true // the backend has the chain: it continues it
+				break
+			}
+			history = rebuildHistory(chain, b.name)
+			rewrite = true
+			if c := s.logger.Check(zap.DebugLevel, "continuing a stored response"); c != nil {
+				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.name))
+			}
+		}
+	case conv != "" && !passthrough: // a Responses backend owns its conversations
+		t.conv = conv
+		ptr, err := t.s.store.Get(ctx, t.owner, convPrefix+conv)
+		switch {
+		case errors.Is(err, state.ErrNotFound):
+			// A new conversation.
+		case err != nil:
+			return nil, storeUnavailable(err)
+		case ptr.Previous != "":
+			chain, err := t.chain(ctx, ptr.Previous)
+			if err != nil && !errors.Is(err, state.ErrNotFound) {
+				return nil, storeUnavailable(err)
+			}
+			t.prev = ptr.Previous
+			history = rebuildHistory(chain, b.name)
+		}
+	default:
+		t.kept = passthrough && keep
+		rewrite = false
+		if !passthrough {
+			// Nothing to put back; store is served here, not dropped.
+			t.body, _ = sjson.DeleteBytes(append([]byte(nil), body...), "store")
+		}
+	}
+	if rewrite || compacted {
+		var te *translate.Error
+		if t.body, te = t.rewriteBody(ctx, body, history, passthrough); te != nil {
+			return nil, te
+		}
+	}
+	return t, nil
+}
+
+// chain reads the chain ending at id: the socket's own turns first, then
+// the store.
+func (t *stateTurn) chain(ctx context.Context, id string) ([]state.Record, error) {
+	if t.sock != nil {
+		if c, err := t.sock.mem.Chain(ctx, t.owner, id, 0); err == nil {
+			return c, nil
+		}
+	}
+	c, err := t.s.store.Chain(ctx, t.owner, id, 0)
+	if err == nil && len(c) > 0 && bytes.HasPrefix([]byte(c[len(c)-1].ID), []byte(convPrefix)) {
+		c = c[:len(c)-1]
+	}
+	return c, err
+}
+
+// previousNotFound is the API's answer to an unknown, expired or foreign
+// previous_response_id.
+func previousNotFound(id string) *translate.Error {
+	return &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "previous_response_id", Code: "previous_response_not_found",
+		Message: fmt.Sprintf("Previous response with id '%s' not found.", id)}
+}
+
+// inputItems is a request's input as an array of items: a string input
+// is one user message.
+func inputItems(in gjson.Result) []byte {
+	switch {
+	case in.IsArray():
+		return []byte(in.Raw)
+	case in.Type == gjson.String:
+		// The string as it came (its bytes are the decoder's to check).
+		return []byte(`[{"type":"message","role":"user","content":` + in.Raw + `}]`)
+	}
+	return []byte("[]")
+}
+
+func decodeTurn(data []byte) storedTurn {
+	var st storedTurn
+	_ = json.Unmarshal(data, &st)
+	return st
+}
+
+// rebuildHistory is the items of a chain, oldest first: each turn's input
+// items, then its output items. A reasoning item goes back only to the
+// backend that made it: its encrypted content is that provider's.
+func rebuildHistory(chain []state.Record, backend string) []byte {
+	out := []byte{}
+	add := func(raw string) {
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, raw...)
+	}
+	for _, rec := range chain {
+		if len(rec.Data) == 0 {
+			continue
+		}
+		st := decodeTurn(rec.Data)
+		for _, it := range gjson.ParseBytes(st.Input).Array() {
+			add(it.Raw)
+		}
+		for _, it := range gjson.GetBytes(st.Response, "output").Array() {
+			if it.Get("type").Str == "reasoning" && st.Backend != backend {
+				continue
+			}
+			add(it.Raw)
+		}
+	}
+	return out
+}
+
+// rewriteBody puts history in front of the body's input, turns louter's
+// compaction items back into their summaries, and takes out the members
+// louter has served (previous_response_id, conversation, and for a
+// translated backend store).
+func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passthrough bool) ([]byte, *translate.Error) {
+	items := make([]byte, 0, len(history)+len(t.input)+2)
+	items = append(items, '[')
+	items = append(items, history...)
+	if cur := bytes.TrimSpace(t.input); len(cur) > 2 {
+		if len(history) > 0 {
+			items = append(items, ',')
+		}
+		items = append(items, cur[1:len(cur)-1]...)
+	}
+	items = append(items, ']')
+	items, te := t.expandCompactions(ctx, items, passthrough) // stateful_compact.go
+	if te != nil {
+		return nil, te
+	}
+	out, err := sjson.SetRawBytes(append([]byte(nil), body...), "input", items)
+	if err != nil {
+		return nil, translate.NewError(http.StatusBadRequest, "louter: the request body could not be rewritten: "+err.Error())
+	}
+	if !t.passPrev {
+		out, _ = sjson.DeleteBytes(out, "previous_response_id")
+	}
+	if !passthrough {
+		out, _ = sjson.DeleteBytes(out, "conversation")
+		out, _ = sjson.DeleteBytes(out, "store")
+	}
+	return out, nil
+}
+
+// capture wraps the client's writer to see the response object it gets.
+func (t *stateTurn) capture(w http.ResponseWriter) http.ResponseWriter {
+	t.cw = &captureWriter{ResponseWriter: w}
+	return t.cw
+}
+
+// save keeps the answered turn: in the store when store was true, in the
+// WebSocket session's own memory when it came on one.
+func (t *stateTurn) save(ctx context.Context) {
+	if t.cw == nil {
+		return
+	}
+	obj := t.cw.response()
+	t.cw.release()
+	if obj == nil {
+		return
+	}
+	id := gjson.GetBytes(obj, "id").Str
+	switch gjson.GetBytes(obj, "status").Str {
+	case "completed", "incomplete", "requires_action":
+	default:
+		return // a failed response continues nothing
+	}
+	if id == "" {
+		return
+	}
+	if t.prev != "" {
+		obj, _ = sjson.SetBytes(obj, "previous_response_id", t.prev)
+	}
+	obj, _ = sjson.SetBytes(obj, "store", t.keep)
+	data, err := json.Marshal(storedTurn{Backend: t.backend, Kept: t.kept, Input: t.input, Response: obj})
+	if err != nil {
+		return
+	}
+	rec := state.Record{ID: id, Owner: t.owner, Previous: t.prev, Created: time.Now(), Data: data}
+	ctx, cancel := saveContext(ctx)
+	defer cancel()
+	if t.sock != nil {
+		_ = t.sock.mem.Put(ctx, rec)
+	}
+	if !t.keep {
+		return
+	}
+	if err := t.s.store.Put(ctx, rec); err != nil {
+		if errors.Is(err, limits.ErrStoreDown) {
+			return // the circuit breaker logged the outage once
+		}
+		t.s.logger.Warn("storing a response failed: it cannot be continued by previous_response_id", zap.Error(err))
+		return
+	}
+	if t.conv != "" {
+		if err := t.s.store.Put(ctx, state.Record{ID: convPrefix + t.conv, Owner: t.owner, Previous: id, Created: time.Now()}); err != nil {
+			t.s.logger.Warn("storing a conversation failed", zap.Error(err))
+		}
+	}
+}
