@@ -29,6 +29,12 @@ type RequestRoute struct {
 	// them (tokencount.Quick with the backend's framing, which this
 	// package cannot import). Nil: no estimate is made.
 	CountInput func(req *Request) int
+	// Edit, when not nil, adjusts the decoded request for the backend
+	// before it is encoded: what the backend's configuration says it
+	// does not accept (louter leaves out sampling parameters an Anthropic
+	// backend refuses, and Claude Code's billing line toward other
+	// backends). It records what it removes with Request.Drop.
+	Edit func(req *Request)
 }
 
 // TranslateRequest translates a client's request for the backend: it
@@ -67,6 +73,9 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 	ir.Model = rt.BackendModel
 	if rt.MaxTokens > 0 && (ir.MaxTokens == 0 || ir.MaxTokens > rt.MaxTokens) {
 		ir.MaxTokens = rt.MaxTokens
+	}
+	if rt.Edit != nil {
+		rt.Edit(ir)
 	}
 	backend := rt.Backend.Protocol()
 	enc := WithBackendToolNames(ir, ToolNaming(backend, rt.Dialect))
