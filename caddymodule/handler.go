@@ -266,8 +266,8 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 			return attempt{}, te
 		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
-		if s := rowOf(b.Protocol).sampling; s != nil && s.refuses(b, backendModel) {
-			body, rw.clientReq.Dropped = s.strip(body) // anthropic_agents.go
+		if refusesSampling(b, backendModel) {
+			body, rw.clientReq.Dropped = rowOf(b.Protocol).sampling.strip(body) // anthropic_agents.go
 		}
 	} else {
 		var te *translate.Error
@@ -451,21 +451,16 @@ func (l *Louter) logDropped(dropped []string, client translate.Protocol, b *Back
 // backendEdit is what a request translated for backend b (asked for
 // model) needs left out beyond translation: the sampling parameters the
 // backend refuses, and Claude Code's billing line unless the backend keeps
-// it (translate.StripBillingHeader). nil when nothing.
+// it (translate.BackendEdit). nil when nothing.
 func backendEdit(b *Backend, model string) func(*translate.Request) {
+	return translate.BackendEdit(refusesSampling(b, model), !b.KeepBillingHeader)
+}
+
+// refusesSampling reports whether backend b refuses temperature, top_p and
+// top_k for model (its row's sampling rule).
+func refusesSampling(b *Backend, model string) bool {
 	s := rowOf(b.Protocol).sampling
-	dropSampling := s != nil && s.refuses(b, model)
-	if !dropSampling && b.KeepBillingHeader {
-		return nil
-	}
-	return func(req *translate.Request) {
-		if dropSampling {
-			translate.DropSampling(req)
-		}
-		if !b.KeepBillingHeader {
-			translate.StripBillingHeader(req)
-		}
-	}
+	return s != nil && s.refuses(b, model)
 }
 
 // readBody reads the request body, refusing more than max_request_body

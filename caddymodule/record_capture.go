@@ -58,6 +58,7 @@ func (q *chatRequest) recordBackendRequest(r *http.Request, b *Backend, backendM
 		Name: b.name, Protocol: b.Protocol, Path: r.URL.Path,
 		Model: q.model, BackendModel: backendModel,
 		MaxTokens: b.MaxTokens, Dialect: b.Dialect, Passthrough: rw.passthrough,
+		DropSampling: refusesSampling(b, backendModel), KeepBillingHeader: b.KeepBillingHeader,
 	}
 	q.rec.BackendRequest(rb, r.Method, r.URL.Path, recordedQuery(r.URL.RawQuery), r.Header, body)
 	rw.addObserver((*backendCapture)(q.rec), hookBackendHeader|hookBackendWrite)

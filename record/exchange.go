@@ -87,6 +87,13 @@ type Backend struct {
 	// Passthrough is set when the client spoke the backend's protocol and
 	// the bytes went through untranslated.
 	Passthrough bool `json:"passthrough,omitempty"`
+	// DropSampling is set when the backend refuses temperature, top_p
+	// and top_k (an Anthropic backend on API version 2026-10-21, or a
+	// Claude model of 4.7 or later), which louter then left out.
+	DropSampling bool `json:"drop_sampling,omitempty"`
+	// KeepBillingHeader is the backend's keep_billing_header: a translated
+	// request kept Claude Code's billing line.
+	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
 }
 
 // Request is one side's request.

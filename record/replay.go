@@ -131,10 +131,11 @@ func (r *replayer) translateRequest() bool {
 	// The stream mode louter settled on: the body's, or the URL's for a
 	// protocol that says it there (Gemini).
 	stream := x.Stream
-	out, clientReq, err := translate.TranslateRequest(nil, ir, &translate.RequestRoute{
+	out, clientReq, err := translate.TranslateRequest(x.ClientRequest.BodyBytes(), ir, &translate.RequestRoute{
 		Client: r.client, Backend: r.backend, Dialect: b.Dialect,
 		Model: b.Model, BackendModel: cmp(b.BackendModel, b.Model), MaxTokens: b.MaxTokens,
 		Stream: &stream, CountInput: func(req *translate.Request) int { return tokencount.Quick(req, r.framing) },
+		Edit: translate.BackendEdit(b.DropSampling, !b.KeepBillingHeader),
 	})
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())
@@ -176,6 +177,10 @@ func (r *replayer) passthrough() {
 	if te != nil {
 		r.fail("backend_request", te.Error())
 		return
+	}
+	if b.DropSampling {
+		// Only an Anthropic backend refuses them (Backend.DropSampling).
+		out, _ = translate.DropAnthropicSampling(out)
 	}
 	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), out)
 }

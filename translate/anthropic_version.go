@@ -165,3 +165,21 @@ func DropSampling(r *Request) {
 		r.Drop("top_k", samplingDropReason)
 	}
 }
+
+// BackendEdit is the RequestRoute.Edit of a backend: DropSampling when
+// the backend refuses sampling parameters (AnthropicDropsSampling), and
+// StripBillingHeader unless the backend keeps Claude Code's billing line.
+// nil when neither applies.
+func BackendEdit(dropSampling, stripBilling bool) func(*Request) {
+	if !dropSampling && !stripBilling {
+		return nil
+	}
+	return func(r *Request) {
+		if dropSampling {
+			DropSampling(r)
+		}
+		if stripBilling {
+			StripBillingHeader(r)
+		}
+	}
+}

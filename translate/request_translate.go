@@ -63,6 +63,12 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 			return nil, nil, err
 		}
 	}
+	if tc, ok := rt.Client.(ToolChangeCodec); ok {
+		// One tool list for the whole request (tool_changes.go).
+		if e := tc.ApplyToolChanges(body, ir); e != nil {
+			return nil, nil, e
+		}
+	}
 	if rt.Stream != nil {
 		ir.Stream = *rt.Stream
 	}
