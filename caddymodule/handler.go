@@ -277,6 +277,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 		if te != nil {
 			return attempt{}, te
 		}
+		body = withCacheKey(body, rowOf(b.Protocol).cacheKeyMember, r, q.conversation) // cache_key.go
 		rw.wantStream = rw.clientReq.Stream
 	}
 	sw.stream = rw.wantStream

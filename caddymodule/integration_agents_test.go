@@ -49,6 +49,11 @@ const agentsCaddyfile = `
 			keep_billing_header
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
+		backend resp {
+			protocol openai_responses
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model resp-* resp
 		model v26-* anth26
 		model v23-* anth23
 		model claude-* anth
@@ -259,6 +264,35 @@ func TestAgentsClaudeCodeContract(t *testing.T) {
 		}
 	})
 
+	t.Run("prompt_cache_key from the session", func(t *testing.T) {
+		const body = `{"model":"gpt-x","max_tokens":9,"messages":[{"role":"user","content":"hi %s"}],
+			"metadata":{"user_id":"{\"device_id\":\"d\",\"account_uuid\":\"\",\"session_id\":\"%s\"}"}}`
+		keyOf := func(turn, session string) string {
+			_, _, got := e.exchange(t, "/v1/messages", strings.Replace(strings.Replace(body, "%s", turn, 1), "%s", session, 1), "anthropic-version", "2023-06-01")
+			return got.Get("body.prompt_cache_key").String()
+		}
+		a1, a2, b := keyOf("one", "sess-a"), keyOf("two", "sess-a"), keyOf("one", "sess-b")
+		if !strings.HasPrefix(a1, "louter-") || a1 != a2 || a1 == b || strings.Contains(a1, "sess-a") {
+			t.Errorf("keys %q %q %q: want one louter- key per session, the same for each turn, not the session id", a1, a2, b)
+		}
+		// opencode's X-Session-Id.
+		_, _, got := e.exchange(t, "/v1/chat/completions", `{"model":"claude-x","messages":[{"role":"user","content":"hi"}]}`, "X-Session-Id", "ses_1")
+		if got.Get("body.prompt_cache_key").Exists() {
+			t.Errorf("an Anthropic backend got a prompt_cache_key: %s", got.Get("body").Raw)
+		}
+		_, _, o1 := e.exchange(t, "/v1/chat/completions", `{"model":"resp-x","messages":[{"role":"user","content":"a"}]}`, "X-Session-Id", "ses_1")
+		_, _, o2 := e.exchange(t, "/v1/chat/completions", `{"model":"resp-x","messages":[{"role":"user","content":"b"}]}`, "x-session-affinity", "ses_1")
+		if k := o1.Get("body.prompt_cache_key").String(); k == "" || k != o2.Get("body.prompt_cache_key").String() {
+			t.Errorf("opencode's X-Session-Id and x-session-affinity: keys %q, %q, want one", k, o2.Get("body.prompt_cache_key").String())
+		}
+		// Claude Code's session header, without metadata.
+		_, _, c1 := e.exchange(t, "/v1/messages", `{"model":"gpt-x","max_tokens":9,"messages":[{"role":"user","content":"a"}]}`, "anthropic-version", "2023-06-01", "X-Claude-Code-Session-Id", "s-1")
+		_, _, c2 := e.exchange(t, "/v1/messages", `{"model":"gpt-x","max_tokens":9,"messages":[{"role":"user","content":"b"}]}`, "anthropic-version", "2023-06-01", "X-Claude-Code-Session-Id", "s-1")
+		if k := c1.Get("body.prompt_cache_key").String(); k == "" || k != c2.Get("body.prompt_cache_key").String() {
+			t.Errorf("X-Claude-Code-Session-Id: keys %q, %q, want one", k, c2.Get("body.prompt_cache_key").String())
+		}
+	})
+
 	t.Run("dropped betas and lines are counted", func(t *testing.T) {
 		e.exchange(t, "/v1/messages", `{"model":"v26-x","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`,
 			"anthropic-version", "2023-06-01", "anthropic-beta", "per-turn-control-2026-07-01")
@@ -268,6 +302,9 @@ func TestAgentsClaudeCodeContract(t *testing.T) {
 		}
 		if n := sum(m, "louter_dropped_fields_total", `backend="oai"`, `field="system"`); n < 1 {
 			t.Errorf("dropped billing lines counted %v times, want at least 1", n)
+		}
+		if n := sum(m, "louter_prefix_cache_hit_ratio_count", `backend="oai"`); n < 1 {
+			t.Errorf("louter_prefix_cache_hit_ratio observed %v times for oai, want at least 1", n)
 		}
 	})
 }

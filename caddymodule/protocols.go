@@ -190,6 +190,11 @@ type protocolRow struct {
 	// Request.Dropped entries. nil: the protocol has no versions or betas,
 	// and a backend of it cannot set anthropic_version or drop_betas.
 	backendHeaders func(b *Backend, h, cred http.Header) (dropped []string)
+	// cacheKeyMember is the request member a backend of the protocol
+	// routes its prompt cache by (OpenAI's prompt_cache_key): a translated
+	// request gets it set to the conversation's key (cache_key.go). "":
+	// none.
+	cacheKeyMember string
 	// sampling is set for a protocol whose backends may refuse sampling
 	// parameters for a model (Anthropic's 2026-10-21 and Claude 4.7 and
 	// later); nil: they never do.
@@ -331,6 +336,7 @@ func builtinRows() []*protocolRow {
 			// max_tokens is the older name of max_completion_tokens.
 			bodyParams:       bodyParamPaths{[]string{"max_completion_tokens", "max_tokens"}, "temperature", "top_p", ""},
 			endpoint:         func(string, bool) (string, string) { return "/chat/completions", "" },
+			cacheKeyMember:   "prompt_cache_key",
 			setKey:           setBearer,
 			tokenFraming:     tokencount.OpenAI,
 			provider:         semconv.GenAIProviderNameOpenAI,
@@ -351,6 +357,7 @@ func builtinRows() []*protocolRow {
 			passAuthHeaders:  headerSet("Authorization", "Api-Key", "Openai-Organization", "Openai-Project", "Chatgpt-Account-Id"),
 			bodyParams:       bodyParamPaths{[]string{"max_output_tokens"}, "temperature", "top_p", ""},
 			endpoint:         func(string, bool) (string, string) { return "/responses", "" },
+			cacheKeyMember:   "prompt_cache_key",
 			setKey:           setBearer,
 			tokenFraming:     tokencount.OpenAI,
 			provider:         semconv.GenAIProviderNameOpenAI,
