@@ -50,7 +50,12 @@ type ToolChangeCodec interface {
 }
 
 // ApplyToolChanges implements ToolChangeCodec.
+// It also refuses a request that forces a server tool no other backend
+// can run (anthropic_server_tools.go).
 func (anthropicCodec) ApplyToolChanges(body []byte, req *Request) *Error {
+	if e := checkForcedServerTool(body, req); e != nil {
+		return e
+	}
 	return applyToolChanges(body, req)
 }
 

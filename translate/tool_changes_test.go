@@ -92,3 +92,21 @@ func TestApplyToolChangesErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestForcedServerTool(t *testing.T) {
+	c, _ := Lookup(ProtocolAnthropic)
+	oc, _ := Lookup(ProtocolOpenAIChat)
+	rt := &RequestRoute{Client: c, Backend: oc, Model: "m", BackendModel: "m"}
+	// Claude Code's WebSearch request.
+	forced := `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"search louter"}],
+		"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":8}],"tool_choice":{"type":"tool","name":"web_search"}}`
+	_, _, err := TranslateRequest([]byte(forced), nil, rt)
+	if e, ok := err.(*Error); !ok || e.Status != 400 || e.Param != "tools.0" || !strings.Contains(e.Message, "web_search_20250305") {
+		t.Errorf("forced web_search: %v, want a 400 naming web_search_20250305", err)
+	}
+	// Offered, not forced: left out, as before.
+	offered := strings.Replace(forced, `"tool_choice":{"type":"tool","name":"web_search"}`, `"tool_choice":{"type":"auto"}`, 1)
+	if _, req, err := TranslateRequest([]byte(offered), nil, rt); err != nil || len(req.Tools) != 0 {
+		t.Errorf("offered web_search: %v, tools %d", err, len(req.Tools))
+	}
+}
