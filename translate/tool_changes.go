@@ -2,6 +2,7 @@ package translate
 
 import (
 	"bytes"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -96,7 +97,8 @@ func applyToolChanges(body []byte, req *Request) *Error {
 		}
 		return true
 	})
-	var inline []Tool // tools defined in tool_addition blocks, in order
+	known := maps.Clone(declared) // declared, and defined inline so far
+	var inline []Tool             // tools defined in tool_addition blocks, in order
 	msgs := root.Get("messages").Array()
 	if len(msgs) != len(req.Messages) {
 		return nil // not the body req was decoded from: leave req alone
@@ -111,12 +113,13 @@ func applyToolChanges(body []byte, req *Request) *Error {
 			var notes []Part
 			for j, b := range content.Array() {
 				at := "messages." + strconv.Itoa(i) + ".content." + strconv.Itoa(j)
-				note, tool, err := systemToolChange(b, at, declared, inForce)
+				note, tool, err := systemToolChange(b, at, known, inForce)
 				if err != nil {
 					return err
 				}
 				if tool != nil {
 					inline = append(inline, *tool)
+					known[tool.Name] = true // a later tool_removal may name it
 				}
 				if note != "" {
 					notes = append(notes, Part{Type: PartText, Text: note})
@@ -178,9 +181,10 @@ func applyToolChanges(body []byte, req *Request) *Error {
 
 // systemToolChange applies one block of a role:"system" message to
 // inForce and returns the note to put in its place, and the tool an
-// inline definition adds. A block of another type than text,
+// inline definition adds; known holds the names a reference may name. A
+// block of another type than text,
 // tool_addition and tool_removal is a 400, as Anthropic answers it.
-func systemToolChange(b gjson.Result, at string, declared, inForce map[string]bool) (note string, added *Tool, _ *Error) {
+func systemToolChange(b gjson.Result, at string, known, inForce map[string]bool) (note string, added *Tool, _ *Error) {
 	bad := func(param, msg string) *Error {
 		return &Error{Status: 400, Kind: ErrInvalidRequest, Param: param, Message: param + ": " + msg}
 	}
@@ -196,7 +200,7 @@ func systemToolChange(b gjson.Result, at string, declared, inForce map[string]bo
 	switch tt := tool.Get("type").String(); {
 	case tt == "tool_reference":
 		name := tool.Get("name").String()
-		if !declared[name] {
+		if !known[name] {
 			return "", nil, bad(at+".tool.name", strconv.Quote(name)+" is not in tools")
 		}
 		if typ == "tool_removal" {

@@ -74,6 +74,25 @@ func TestApplyToolChanges(t *testing.T) {
 	}
 }
 
+// A tool defined inline and later removed by reference is gone.
+func TestApplyToolChangesInlineRemoved(t *testing.T) {
+	body := []byte(`{"model":"m","max_tokens":1,"tools":[{"name":"a","input_schema":{}}],"messages":[
+		{"role":"system","content":[{"type":"tool_addition","tool":{"type":"tool_definition","definition":{"name":"x","input_schema":{}}}}]},
+		{"role":"user","content":"hi"},
+		{"role":"system","content":[{"type":"tool_removal","tool":{"type":"tool_reference","name":"x"}}]}]}`)
+	c, _ := Lookup(ProtocolAnthropic)
+	req, err := c.DecodeRequest(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := c.(ToolChangeCodec).ApplyToolChanges(body, req); e != nil {
+		t.Fatal(e)
+	}
+	if len(req.Tools) != 1 || req.Tools[0].Name != "a" {
+		t.Errorf("tools = %+v, want a alone", req.Tools)
+	}
+}
+
 func TestApplyToolChangesErrors(t *testing.T) {
 	c, _ := Lookup(ProtocolAnthropic)
 	tests := []struct{ body, param string }{
