@@ -308,3 +308,41 @@ func TestAgentsClaudeCodeContract(t *testing.T) {
 		}
 	})
 }
+
+func TestAgentsCodexCatalog(t *testing.T) {
+	e := startAgentsEnv(t)
+	resp, err := testcaddy.Client.Get(e.louter + "/v1/models?client_version=0.169.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	list := gjson.GetBytes(body, "models")
+	if resp.StatusCode != 200 || !list.IsArray() || len(list.Array()) == 0 {
+		t.Fatalf("%d %s, want Codex's {\"models\":[...]}", resp.StatusCode, body)
+	}
+	found := false
+	for _, m := range list.Array() {
+		if m.Get("slug").String() == "gpt-keep" {
+			found = true
+			for _, f := range []string{"display_name", "supported_reasoning_levels.0.effort", "shell_type", "visibility", "truncation_policy.mode", "supports_parallel_tool_calls"} {
+				if !m.Get(f).Exists() {
+					t.Errorf("gpt-keep has no %s: %s", f, m.Raw)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the routed model gpt-keep is not in the catalog: %s", body)
+	}
+	// Without client_version: OpenAI's list, as before.
+	r2, err := testcaddy.Client.Get(e.louter + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Body.Close()
+	b2, _ := io.ReadAll(r2.Body)
+	if gjson.GetBytes(b2, "object").String() != "list" {
+		t.Errorf("/v1/models: %s, want OpenAI's list", b2)
+	}
+}
