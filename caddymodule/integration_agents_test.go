@@ -296,7 +296,16 @@ func TestAgentsClaudeCodeContract(t *testing.T) {
 	t.Run("dropped betas and lines are counted", func(t *testing.T) {
 		e.exchange(t, "/v1/messages", `{"model":"v26-x","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`,
 			"anthropic-version", "2023-06-01", "anthropic-beta", "per-turn-control-2026-07-01")
-		m := scrape(t, e.metrics+"/metrics")
+		// The metrics are published once the exchange has ended, which
+		// may be just after the client read the answer.
+		var m map[string]float64
+		for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			m = scrape(t, e.metrics+"/metrics")
+			if sum(m, "louter_dropped_fields_total", `backend="anth26"`, `field="anthropic-beta"`) > 0 &&
+				sum(m, "louter_prefix_cache_hit_ratio_count", `backend="oai"`) > 0 || time.Now().After(deadline) {
+				break
+			}
+		}
 		if n := sum(m, "louter_dropped_fields_total", `backend="anth26"`, `field="anthropic-beta"`); n < 1 {
 			t.Errorf("dropped anthropic-beta values counted %v times, want at least 1", n)
 		}

@@ -94,6 +94,11 @@ type Backend struct {
 	// KeepBillingHeader is the backend's keep_billing_header: a translated
 	// request kept Claude Code's billing line.
 	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
+	// CacheKeyMember and CacheKey are the prompt-cache key louter set on
+	// a translated request (prompt_cache_key: a hash of the conversation
+	// and the client, derived from what the recording does not keep).
+	CacheKeyMember string `json:"cache_key_member,omitempty"`
+	CacheKey       string `json:"cache_key,omitempty"`
 }
 
 // Request is one side's request.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/tokencount"
@@ -140,6 +141,13 @@ func (r *replayer) translateRequest() bool {
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())
 		return false
+	}
+	if b.CacheKeyMember != "" {
+		// The key hashes the client's identity, which is not recorded:
+		// the recorded value is set where the handler set it.
+		if keyed, err := sjson.SetBytes(out, b.CacheKeyMember, b.CacheKey); err == nil {
+			out = keyed
+		}
 	}
 	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), out)
 	if !slices.Equal(x.Dropped, clientReq.Dropped) {
