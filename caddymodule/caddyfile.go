@@ -330,6 +330,24 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 			}
 			b.MaxTokens = n
 
+		case "anthropic_version":
+			if !d.AllArgs(&b.AnthropicVersion) {
+				return d.ArgErr()
+			}
+
+		case "drop_betas":
+			betas := d.RemainingArgs()
+			if len(betas) == 0 {
+				return d.ArgErr()
+			}
+			b.DropBetas = append(b.DropBetas, betas...)
+
+		case "keep_billing_header":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			b.KeepBillingHeader = true
+
 		case "list_models":
 			if !d.AllArgs(&b.ListModels) {
 				return d.ArgErr()

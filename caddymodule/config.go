@@ -69,6 +69,37 @@ type Backend struct {
 	// no limit gets the cap. 0 means no cap.
 	MaxTokens int `json:"max_tokens,omitempty"`
 
+	// The Messages API version an anthropic backend speaks, sent as its
+	// anthropic-version header whatever version the client sent:
+	// "2023-06-01" or "2026-10-21". With 2026-10-21 the API key goes as
+	// Authorization: Bearer (as that version's SDKs send it) and
+	// temperature, top_p and top_k are left out of every request, which
+	// that version refuses; with 2023-06-01 a client's API key sent as a
+	// bearer token (pass_client_auth) moves to x-api-key. Whatever the
+	// version, a request for a Claude model of version 4.7 or later never
+	// gets temperature, top_p or top_k either. Empty: a client of the
+	// backend's protocol keeps its own version header, a translated
+	// request gets 2023-06-01. anthropic backends only.
+	AnthropicVersion string `json:"anthropic_version,omitempty"`
+
+	// anthropic-beta values not to send to an anthropic backend, as globs
+	// ("*" matches any run of characters): for an Anthropic-format
+	// backend that refuses a beta it does not know (Bedrock answers 400 to
+	// the whole request). Each value left out is counted in
+	// louter_dropped_fields_total and logged at debug. Backends of other
+	// protocols never get anthropic-beta. anthropic backends only.
+	DropBetas []string `json:"drop_betas,omitempty"`
+
+	// Keep Claude Code's attribution line (the system block
+	// "x-anthropic-billing-header: cc_version=...; cc_entrypoint=...;")
+	// in requests translated for this backend. By default louter removes
+	// it from every translated request, because it differs between
+	// conversations and sub-agents and so defeats the backend's prefix
+	// cache for the whole system prompt and tool list behind it; a
+	// request passed to an Anthropic backend in its own protocol keeps it
+	// either way.
+	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
+
 	// Where the model lists louter answers (GET /v1/models, Gemini's
 	// GET /v1beta/models) get this backend's models from, besides the
 	// routes' names: "passthrough" asks the backend for its own list

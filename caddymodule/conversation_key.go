@@ -99,9 +99,13 @@ func (c *conversation) key() string {
 }
 
 // anthropicConversationKey is the Anthropic row's conversationKey: Claude
-// Code's session.
-func anthropicConversationKey(_ http.Header, top *translate.TopLevel) string {
+// Code's session, from metadata.user_id or its X-Claude-Code-Session-Id
+// header (the same id).
+func anthropicConversationKey(h http.Header, top *translate.TopLevel) string {
 	if id := claudeCodeSession(top.Metadata.Get("user_id").Str); id != "" {
+		return "session:" + id
+	}
+	if id := h.Get("X-Claude-Code-Session-Id"); id != "" {
 		return "session:" + id
 	}
 	return ""
@@ -114,7 +118,9 @@ func openAIConversationKey(h http.Header, top *translate.TopLevel) string {
 	if k := top.PromptCacheKey.Str; k != "" {
 		return "cache:" + k
 	}
-	for _, name := range [...]string{"Session_id", "Conversation_id", "Session-Id"} {
+	// Codex's headers, then opencode's (X-Session-Id, x-session-affinity
+	// toward a provider that is not its own).
+	for _, name := range [...]string{"Session_id", "Conversation_id", "Session-Id", "Thread-Id", "X-Session-Id", "X-Session-Affinity"} {
 		if v := h.Get(name); v != "" {
 			return "session:" + v
 		}

@@ -255,7 +255,7 @@ func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, b
 			return 0, nil, fmt.Errorf("translating the request: %w", err)
 		}
 	}
-	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, passthrough: passthrough})
+	cred, _ := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, passthrough: passthrough})
 	setBackendPath(r.URL, b.basePath, bc.path(backendModel)) // model_name.go: the model is escaped
 	r.RequestURI = r.URL.RequestURI()
 	r = b.attachCredential(r, cred) // below reverse_proxy's logs (credential_transport.go)

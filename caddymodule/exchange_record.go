@@ -239,6 +239,9 @@ func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
 				s.tokens[i].Add(float64(n))
 			}
 		}
+		if r, ok := cacheHitRatio(usage); ok {
+			m.cacheHit.WithLabelValues(x.backend).Observe(r)
+		}
 	}
 	if x.upstreamKind != "" {
 		m.upstreamError.WithLabelValues(x.backend, x.upstreamKind).Inc()
@@ -304,6 +307,9 @@ func (x *exchangeRecord) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 		enc.AddInt("louter_cache_read_tokens", x.usage.CacheReadTokens)
 		enc.AddInt("louter_cache_write_tokens", x.usage.CacheWriteTokens)
 		enc.AddInt("louter_reasoning_tokens", x.usage.ReasoningTokens)
+		if r, ok := cacheHitRatio(x.usage); ok {
+			enc.AddFloat64("louter_cache_hit_ratio", r)
+		}
 	}
 	return nil
 }
@@ -313,3 +319,13 @@ var (
 	_ http.ResponseWriter     = (*exchangeRecord)(nil)
 	_ zapcore.ObjectMarshaler = (*exchangeRecord)(nil)
 )
+
+// cacheHitRatio is the share of the input the backend read from its
+// prompt cache, for louter_prefix_cache_hit_ratio and the log field
+// louter_cache_hit_ratio; false when the usage reports no input.
+func cacheHitRatio(u translate.Usage) (float64, bool) {
+	if u.InputTokens <= 0 {
+		return 0, false
+	}
+	return min(float64(u.CacheReadTokens)/float64(u.InputTokens), 1), true
+}

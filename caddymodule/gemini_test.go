@@ -62,7 +62,7 @@ func TestGeminiRewriteRequest(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, tt.target, nil)
 		r.Header.Set("X-Goog-Api-Key", "client-secret")
 		r.Header.Set("Authorization", "Bearer client-secret")
-		cred := rewriteRequest(r, backendRequest{backend: b, body: []byte(`{}`), model: "gemini-2.5-pro", stream: tt.stream, passthrough: tt.passthrough})
+		cred, _ := rewriteRequest(r, backendRequest{backend: b, body: []byte(`{}`), model: "gemini-2.5-pro", stream: tt.stream, passthrough: tt.passthrough})
 		b.attachCredential(r, cred) // no reverse_proxy here: the key goes on the request
 		if r.URL.Path != tt.wantPath || r.URL.RawQuery != tt.wantQ {
 			t.Errorf("%s: %s?%s, want %s?%s", tt.target, r.URL.Path, r.URL.RawQuery, tt.wantPath, tt.wantQ)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,12 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 			return next.ServeHTTP(w, r) // not an API request: the site's other handlers decide
 		}
 		req = unknownPath(r) // unknown_paths not_found: a 404 in an API's shape (surface.go)
+	}
+	if req.action == actProbe {
+		// An agent checking that the gateway is up (Claude Code's HEAD
+		// /api/hello): nothing to authenticate, nothing to say.
+		w.WriteHeader(http.StatusOK)
+		return nil
 	}
 	r, ok := l.authenticate(w, r, req) // client keys (client_keys.go)
 	if !ok {
@@ -96,6 +103,13 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 	top, te := translate.ScanTopLevel(ep.protocol, body)
 	if te != nil {
 		return l.reject(w, client, te)
+	}
+	if check := ep.checkRequest; check != nil {
+		// What the client's own API version refuses, refused whatever
+		// the backend (Anthropic's 2026-10-21: anthropic_agents.go).
+		if te := check(r.Header, body); te != nil {
+			return l.reject(w, client, te)
+		}
 	}
 	model := pathModel
 	if model == "" {
@@ -271,6 +285,9 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 			return attempt{}, te
 		}
 		rw.clientReq = &translate.Request{Model: model, Stream: rw.wantStream}
+		if refusesSampling(b, backendModel) {
+			body, rw.clientReq.Dropped = rowOf(b.Protocol).sampling.strip(body) // anthropic_agents.go
+		}
 	} else {
 		var te *translate.Error
 		ir := q.ir
@@ -279,6 +296,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 		if te != nil {
 			return attempt{}, te
 		}
+		body = withCacheKey(body, rowOf(b.Protocol).cacheKeyMember, r, q.conversation) // cache_key.go
 		rw.wantStream = rw.clientReq.Stream
 	}
 	sw.stream = rw.wantStream
@@ -295,7 +313,14 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 // (record_capture.go).
 func (l *Louter) backendRequest(r *http.Request, q *chatRequest, a *attempt) *http.Request {
 	b, rw := a.backend, a.rw
-	cred := rewriteRequest(r, backendRequest{backend: b, body: a.body, model: a.backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+	cred, dropped := rewriteRequest(r, backendRequest{backend: b, body: a.body, model: a.backendModel, stream: rw.wantStream, passthrough: rw.passthrough})
+	if len(dropped) > 0 {
+		q.dropped = append(slices.Clip(q.dropped), dropped...)
+		l.logDropped(dropped, q.ep.protocol, b)
+	}
+	if q.ep.requestID {
+		rw.addObserver(requestIDObserver{}, hookBackendHeader) // anthropic_agents.go
+	}
 	q.releaseOnContent(r, rw)
 	r = b.attachCredential(r, cred)
 	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
@@ -425,16 +450,37 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 		// For a stream whose client expects the input early
 		// (translate.UsageTimingCodec), counted as the backend counts.
 		CountInput: func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
+		Edit:       backendEdit(b, backendModel),
 	})
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)
 	}
-	for _, d := range clientReq.Dropped {
+	l.logDropped(clientReq.Dropped, client.Protocol(), b)
+	return out, clientReq, nil
+}
+
+// logDropped logs at debug what a request for backend b left out.
+func (l *Louter) logDropped(dropped []string, client translate.Protocol, b *Backend) {
+	for _, d := range dropped {
 		if c := l.logger.Check(zapcore.DebugLevel, "not translated"); c != nil {
-			c.Write(zap.String("field", d), zap.String("from", string(client.Protocol())), zap.String("to", string(b.Protocol)))
+			c.Write(zap.String("field", d), zap.String("from", string(client)), zap.String("to", string(b.Protocol)))
 		}
 	}
-	return out, clientReq, nil
+}
+
+// backendEdit is what a request translated for backend b (asked for
+// model) needs left out beyond translation: the sampling parameters the
+// backend refuses, and Claude Code's billing line unless the backend keeps
+// it (translate.BackendEdit). nil when nothing.
+func backendEdit(b *Backend, model string) func(*translate.Request) {
+	return translate.BackendEdit(refusesSampling(b, model), !b.KeepBillingHeader)
+}
+
+// refusesSampling reports whether backend b refuses temperature, top_p and
+// top_k for model (its row's sampling rule).
+func refusesSampling(b *Backend, model string) bool {
+	s := rowOf(b.Protocol).sampling
+	return s != nil && s.refuses(b, model)
 }
 
 // readBody reads the request body, refusing more than max_request_body

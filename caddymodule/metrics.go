@@ -32,6 +32,7 @@ type louterMetrics struct {
 	fallbacks     *prometheus.CounterVec   // model, from, to, kind
 	decisions     *prometheus.CounterVec   // model, backend, by
 	spendM        spendMetrics             // metrics_spend.go
+	cacheHit      *prometheus.HistogramVec // backend
 
 	// series caches the children of one client, backend and model, so a
 	// request looks its labels up once (seriesFor) rather than once per
@@ -162,6 +163,11 @@ func newLouterMetrics() *louterMetrics {
 			Namespace: ns, Name: "fallbacks_total",
 			Help: "Attempts of a fallback chain that failed before the client received content and left the request to the next backend, by model route, failed backend, next backend and upstream error kind.",
 		}, []string{"model", "from", "to", "kind"}),
+		cacheHit: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Name: "prefix_cache_hit_ratio",
+			Help:    "Share of a request's input tokens the backend read from its prompt (prefix) cache, per request with input usage: cache_read / input. A backend that reports no cached tokens shows 0.",
+			Buckets: prometheus.LinearBuckets(0, 0.1, 11),
+		}, []string{"backend"}),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "route_decisions_total",
 			Help: "Requests of model routes with when conditions, by model route, chosen backend and what chose it: condition (a when line held) or route (none did).",
@@ -242,6 +248,9 @@ func registerMetrics(reg prometheus.Registerer) (*louterMetrics, error) {
 		return nil, err
 	}
 	if err := m.registerSpend(reg); err != nil {
+		return nil, err
+	}
+	if m.cacheHit, err = register(reg, m.cacheHit); err != nil {
 		return nil, err
 	}
 	return m, nil

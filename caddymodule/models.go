@@ -95,6 +95,9 @@ func (l *Louter) listedModels(r *http.Request) []listedModel {
 // serveModelList answers a model list request in codec's protocol.
 func (l *Louter) serveModelList(w http.ResponseWriter, r *http.Request, codec translate.Codec) error {
 	models := l.listedModels(r)
+	if isCodexCatalog(r) {
+		return serveCodexCatalog(w, models) // models_codex.go
+	}
 	if list := rowOf(codec.Protocol()).listModels; list != nil { // protocols.go
 		return list(l, w, r, codec, models)
 	}

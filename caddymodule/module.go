@@ -321,6 +321,7 @@ func (l *Louter) Validate() error {
 		if b.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
+		errs = append(errs, b.validateVersions(name)...) // anthropic_agents.go
 		if b.Dialect != nil {
 			if !takesDialect(b.Protocol) {
 				errs = append(errs, fmt.Errorf("backend %q: dialect applies to %s backends only, not %q", name, dialectProtocols(), b.Protocol))

@@ -66,7 +66,7 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	sw.stream = stream
 	defer sw.close()
-	cred := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: stream, passthrough: true})
+	cred, _ := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: stream, passthrough: true})
 	// rewriteRequest points at the chat endpoint; this one is another.
 	setBackendPath(r.URL, b.basePath, endpoint)
 	r.RequestURI = r.URL.RequestURI()

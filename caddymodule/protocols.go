@@ -89,6 +89,15 @@ type protocolRow struct {
 	// sends (Claude Code's session, Codex's prompt_cache_key or session
 	// header), or ""; see conversation_key.go. nil: the first turn's hash.
 	conversationKey func(h http.Header, top *translate.TopLevel) string
+	// checkRequest refuses a client's request that the protocol version
+	// the client names does not allow, as the provider would (Anthropic's
+	// anthropic-version 2026-10-21: anthropic_agents.go). nil: no
+	// version rules.
+	checkRequest func(h http.Header, body []byte) *translate.Error
+	// probes are paths, below louter's prefix, that the protocol's agents
+	// send HEAD to at start-up (Claude Code's /api/hello), answered with
+	// an empty 200 at once, whatever the site's other handlers would do.
+	probes []string
 	// echoesRequest is whether the protocol's answer echoes the request's
 	// tools (the Responses API's response object), so the decoded request
 	// keeps their definitions while the answer streams (request_release.go).
@@ -100,6 +109,12 @@ type protocolRow struct {
 	stateful bool
 
 	// --- The protocol as a client hears it: answers in its shape ---
+
+	// requestID is whether the protocol's clients read a request id from
+	// every answer (Anthropic's request-id, which Claude Code puts into
+	// its transcripts): an answer whose backend sent none, a stream or a
+	// translated one, gets one (anthropic_agents.go).
+	requestID bool
 
 	// keepalive is the frame written to an idle stream of the protocol's
 	// clients (stream_timers.go), as its API sends it; nil when its
@@ -173,6 +188,22 @@ type protocolRow struct {
 	// prepare sets the protocol's own headers on a request louter builds
 	// for the backend (a translated request, a model list); nil: none.
 	prepare func(h http.Header)
+	// backendHeaders adapts a request for a backend of the protocol to
+	// the backend's configuration, after the header allowlist: the API
+	// version it speaks, the header its credential goes in (cred), the
+	// beta values it does not take. It returns what it left out, as
+	// Request.Dropped entries. nil: the protocol has no versions or betas,
+	// and a backend of it cannot set anthropic_version or drop_betas.
+	backendHeaders func(b *Backend, h, cred http.Header) (dropped []string)
+	// cacheKeyMember is the request member a backend of the protocol
+	// routes its prompt cache by (OpenAI's prompt_cache_key): a translated
+	// request gets it set to the conversation's key (cache_key.go). "":
+	// none.
+	cacheKeyMember string
+	// sampling is set for a protocol whose backends may refuse sampling
+	// parameters for a model (Anthropic's 2026-10-21 and Claude 4.7 and
+	// later); nil: they never do.
+	sampling *samplingRule
 	// defaultBasePath replaces the usual /v1 when a backend sets no
 	// base_path (Gemini's API lives under /v1beta).
 	defaultBasePath string
@@ -203,6 +234,14 @@ type protocolRow struct {
 	// recordedPrefixes start the protocol's own response headers (rate
 	// limits, request ids) that a recording keeps (record_capture.go).
 	recordedPrefixes []string
+}
+
+// samplingRule is when a backend refuses temperature, top_p and top_k,
+// and how they are taken out of a body in the protocol's shape (a
+// passthrough; a translated request drops them from the IR).
+type samplingRule struct {
+	refuses func(b *Backend, model string) bool
+	strip   func(body []byte) ([]byte, []string)
 }
 
 // bodyParamPaths are where a protocol's body holds max tokens (the first
@@ -249,6 +288,9 @@ func builtinRows() []*protocolRow {
 			},
 			match:            pathSuffix("/v1/messages"),
 			conversationKey:  anthropicConversationKey,
+			checkRequest:     anthropicCheckRequest,
+			probes:           anthropicProbes,
+			requestID:        true,
 			keepalive:        []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n"),
 			listModels:       (*Louter).serveAnthropicList,
 			modelInfo:        func(m listedModel) any { return newAnthropicModel(m) },
@@ -256,7 +298,7 @@ func builtinRows() []*protocolRow {
 			keyMissing:       "louter: no API key was sent (x-api-key or Authorization: Bearer)",
 			keyInvalid:       "louter: invalid x-api-key",
 			rateLimitHeaders: anthropicRateLimitHeaders,
-			ownHeaders:       headerSet("Anthropic-Version", "Anthropic-Beta"),
+			ownHeaders:       headerSet("Anthropic-Version", "Anthropic-Beta", "Anthropic-Workspace-Id"),
 			sdkHeaders:       true,
 			passAuthHeaders:  headerSet("X-Api-Key", "Authorization"),
 			bodyParams:       bodyParamPaths{[]string{"max_tokens"}, "temperature", "top_p", "top_k"},
@@ -267,6 +309,8 @@ func builtinRows() []*protocolRow {
 					h.Set("Anthropic-Version", anthropicVersion)
 				}
 			},
+			backendHeaders:   anthropicBackendHeaders,
+			sampling:         anthropicSampling,
 			listQuery:        "limit=1000",
 			counter:          anthropicCounter,
 			tokenFraming:     tokencount.Anthropic,
@@ -297,6 +341,7 @@ func builtinRows() []*protocolRow {
 			// max_tokens is the older name of max_completion_tokens.
 			bodyParams:       bodyParamPaths{[]string{"max_completion_tokens", "max_tokens"}, "temperature", "top_p", ""},
 			endpoint:         func(string, bool) (string, string) { return "/chat/completions", "" },
+			cacheKeyMember:   "prompt_cache_key",
 			setKey:           setBearer,
 			tokenFraming:     tokencount.OpenAI,
 			provider:         semconv.GenAIProviderNameOpenAI,
@@ -318,6 +363,7 @@ func builtinRows() []*protocolRow {
 			passAuthHeaders:  headerSet("Authorization", "Api-Key", "Openai-Organization", "Openai-Project", "Chatgpt-Account-Id"),
 			bodyParams:       bodyParamPaths{[]string{"max_output_tokens"}, "temperature", "top_p", ""},
 			endpoint:         func(string, bool) (string, string) { return "/responses", "" },
+			cacheKeyMember:   "prompt_cache_key",
 			setKey:           setBearer,
 			tokenFraming:     tokencount.OpenAI,
 			provider:         semconv.GenAIProviderNameOpenAI,

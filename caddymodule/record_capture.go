@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
 
 	"github.com/louter/louter/record"
 	"github.com/louter/louter/translate"
@@ -58,6 +59,12 @@ func (q *chatRequest) recordBackendRequest(r *http.Request, b *Backend, backendM
 		Name: b.name, Protocol: b.Protocol, Path: r.URL.Path,
 		Model: q.model, BackendModel: backendModel,
 		MaxTokens: b.MaxTokens, Dialect: b.Dialect, Passthrough: rw.passthrough,
+		DropSampling: refusesSampling(b, backendModel), KeepBillingHeader: b.KeepBillingHeader,
+	}
+	if member := rowOf(b.Protocol).cacheKeyMember; member != "" && !rw.passthrough { // cache_key.go
+		if k := gjson.GetBytes(body, member); k.Exists() {
+			rb.CacheKeyMember, rb.CacheKey = member, k.String()
+		}
 	}
 	q.rec.BackendRequest(rb, r.Method, r.URL.Path, recordedQuery(r.URL.RawQuery), r.Header, body)
 	rw.addObserver((*backendCapture)(q.rec), hookBackendHeader|hookBackendWrite)

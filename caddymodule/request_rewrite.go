@@ -27,7 +27,10 @@ type backendRequest struct {
 // or with pass_client_auth the client's own — without setting them on r:
 // Backend.attachCredential hands them to the transport, so reverse_proxy's
 // logs never see them.
-func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header) {
+//
+// dropped lists what the backend's configuration left out of the headers
+// (anthropic-beta values), as Request.Dropped entries.
+func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropped []string) {
 	b := br.backend
 	proto := rowOf(b.Protocol) // protocols.go
 	h := r.Header
@@ -70,6 +73,9 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header) {
 			h.Set("Accept", "application/json")
 		}
 	}
+	if adapt := proto.backendHeaders; adapt != nil {
+		dropped = adapt(b, h, cred) // the version the backend speaks, its betas (a nil cred is only read)
+	}
 	r.RequestURI = r.URL.RequestURI()
 
 	// Without the client's Accept-Encoding, Go's transport asks for gzip
@@ -82,7 +88,7 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header) {
 	h.Del("Incremental")
 	// The body is already read: there is nothing left to wait for.
 	h.Del("Expect")
-	return cred
+	return cred, dropped
 }
 
 // attachCredential gives the backend request its credential headers: to

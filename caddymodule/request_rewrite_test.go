@@ -122,7 +122,8 @@ func TestRewriteRequest(t *testing.T) {
 
 			// The credential goes on the wire below reverse_proxy
 			// (credential_transport.go); merged here to check it.
-			for k, v := range rewriteRequest(r, tt.br) {
+			cred, _ := rewriteRequest(r, tt.br)
+			for k, v := range cred {
 				if _, set := r.Header[k]; set {
 					t.Errorf("credential header %s is also on Caddy's request", k)
 				}

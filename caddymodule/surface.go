@@ -56,6 +56,7 @@ const (
 	actOpenAIPassthrough                  // openai_passthrough.go
 	actBadModel                           // a path model that is not a name: 400
 	actNotServed                          // an API path louter does not serve: 404
+	actProbe                              // an agent's start-up probe (a row's probes): an empty 200
 )
 
 // apiEndpoint is one API path louter serves.
@@ -155,6 +156,15 @@ func classifyRequest(r *http.Request) apiRequest {
 		return apiRequest{}
 	}
 	path := r.URL.EscapedPath()
+	if r.Method == http.MethodHead {
+		for _, row := range protocolRows {
+			for _, probe := range row.probes {
+				if strings.HasSuffix(path, probe) {
+					return apiRequest{apiEndpoint: apiEndpoint{row.protocol, actProbe, http.MethodHead}, api: path}
+				}
+			}
+		}
+	}
 	// A protocol with a namespace of its own (Gemini's .../v1beta/)
 	// recognises its requests first.
 	for _, row := range protocolRows {

@@ -87,6 +87,18 @@ type Backend struct {
 	// Passthrough is set when the client spoke the backend's protocol and
 	// the bytes went through untranslated.
 	Passthrough bool `json:"passthrough,omitempty"`
+	// DropSampling is set when the backend refuses temperature, top_p
+	// and top_k (an Anthropic backend on API version 2026-10-21, or a
+	// Claude model of 4.7 or later), which louter then left out.
+	DropSampling bool `json:"drop_sampling,omitempty"`
+	// KeepBillingHeader is the backend's keep_billing_header: a translated
+	// request kept Claude Code's billing line.
+	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
+	// CacheKeyMember and CacheKey are the prompt-cache key louter set on
+	// a translated request (prompt_cache_key: a hash of the conversation
+	// and the client, derived from what the recording does not keep).
+	CacheKeyMember string `json:"cache_key_member,omitempty"`
+	CacheKey       string `json:"cache_key,omitempty"`
 }
 
 // Request is one side's request.

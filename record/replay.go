@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/tokencount"
@@ -131,14 +132,22 @@ func (r *replayer) translateRequest() bool {
 	// The stream mode louter settled on: the body's, or the URL's for a
 	// protocol that says it there (Gemini).
 	stream := x.Stream
-	out, clientReq, err := translate.TranslateRequest(nil, ir, &translate.RequestRoute{
+	out, clientReq, err := translate.TranslateRequest(x.ClientRequest.BodyBytes(), ir, &translate.RequestRoute{
 		Client: r.client, Backend: r.backend, Dialect: b.Dialect,
 		Model: b.Model, BackendModel: cmp(b.BackendModel, b.Model), MaxTokens: b.MaxTokens,
 		Stream: &stream, CountInput: func(req *translate.Request) int { return tokencount.Quick(req, r.framing) },
+		Edit: translate.BackendEdit(b.DropSampling, !b.KeepBillingHeader),
 	})
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())
 		return false
+	}
+	if b.CacheKeyMember != "" {
+		// The key hashes the client's identity, which is not recorded:
+		// the recorded value is set where the handler set it.
+		if keyed, err := sjson.SetBytes(out, b.CacheKeyMember, b.CacheKey); err == nil {
+			out = keyed
+		}
 	}
 	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), out)
 	if !slices.Equal(x.Dropped, clientReq.Dropped) {
@@ -176,6 +185,10 @@ func (r *replayer) passthrough() {
 	if te != nil {
 		r.fail("backend_request", te.Error())
 		return
+	}
+	if b.DropSampling {
+		// Only an Anthropic backend refuses them (Backend.DropSampling).
+		out, _ = translate.DropAnthropicSampling(out)
 	}
 	r.diffs = diffJSON(r.diffs, "backend_request", x.BackendRequest.BodyBytes(), out)
 }

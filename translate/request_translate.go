@@ -29,6 +29,12 @@ type RequestRoute struct {
 	// them (tokencount.Quick with the backend's framing, which this
 	// package cannot import). Nil: no estimate is made.
 	CountInput func(req *Request) int
+	// Edit, when not nil, adjusts the decoded request for the backend
+	// before it is encoded: what the backend's configuration says it
+	// does not accept (louter leaves out sampling parameters an Anthropic
+	// backend refuses, and Claude Code's billing line toward other
+	// backends). It records what it removes with Request.Drop.
+	Edit func(req *Request)
 }
 
 // TranslateRequest translates a client's request for the backend: it
@@ -57,6 +63,12 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 			return nil, nil, err
 		}
 	}
+	if tc, ok := rt.Client.(ToolChangeCodec); ok {
+		// One tool list for the whole request (tool_changes.go).
+		if e := tc.ApplyToolChanges(body, ir); e != nil {
+			return nil, nil, e
+		}
+	}
 	if rt.Stream != nil {
 		ir.Stream = *rt.Stream
 	}
@@ -67,6 +79,9 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 	ir.Model = rt.BackendModel
 	if rt.MaxTokens > 0 && (ir.MaxTokens == 0 || ir.MaxTokens > rt.MaxTokens) {
 		ir.MaxTokens = rt.MaxTokens
+	}
+	if rt.Edit != nil {
+		rt.Edit(ir)
 	}
 	backend := rt.Backend.Protocol()
 	enc := WithBackendToolNames(ir, ToolNaming(backend, rt.Dialect))
