@@ -222,6 +222,18 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		if _, _, ok := servedProtocol(b.Protocol); ok { // an unknown protocol is reported by Validate
 			b.codec, _ = translate.BackendCodec(b.Protocol, b.Dialect)
 		}
+		if row.configure != nil {
+			if err := row.configure(b); err != nil {
+				return fmt.Errorf("backend %q: %w", name, err)
+			}
+		}
+		if len(b.UpstreamRaw) == 0 && row.defaultUpstream != nil {
+			raw, err := row.defaultUpstream(b)
+			if err != nil {
+				return fmt.Errorf("backend %q: %w", name, err)
+			}
+			b.UpstreamRaw = raw
+		}
 		if len(b.UpstreamRaw) == 0 {
 			continue // reported by Validate
 		}
@@ -307,6 +319,9 @@ func (l *Louter) Validate() error {
 		}
 		if b.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
+		}
+		if err := checkCloudSettings(b); err != nil { // vertex.go
+			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
 		}
 		if b.Dialect != nil {
 			if !takesDialect(b.Protocol) {
