@@ -99,8 +99,8 @@ type Backend struct {
 	// version, and the resource. See azure.go.
 	Azure *AzureSettings `json:"azure,omitempty"`
 
-	name     string
-	codec    translate.Codec
+	name  string
+	codec translate.Codec
 	// endpoint, when set by the row's configure, replaces the row's
 	// endpoint for this backend (a classic Azure deployment's api-version).
 	endpoint func(model string, stream bool) (path, rawQuery string)
