@@ -194,7 +194,9 @@ var cloudClients = []struct {
 	name string
 	call func(e *env, model string, stream bool) (result, error)
 }{
-	{"anthropic", func(e *env, model string, stream bool) (result, error) { return callAnthropic(e, model, "tool", stream) }},
+	{"anthropic", func(e *env, model string, stream bool) (result, error) {
+		return callAnthropic(e, model, "tool", stream)
+	}},
 	{"openai_chat", func(e *env, model string, stream bool) (result, error) { return callOpenAI(e, model, "tool", stream) }},
 	{"openai_responses", func(e *env, model string, stream bool) (result, error) {
 		o, err := callResponses(e, "tool", stream, responses.ResponseNewParams{

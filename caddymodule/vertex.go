@@ -194,7 +194,13 @@ func vertexUpstream(b *Backend) (json.RawMessage, error) {
 // "reverse_proxy https://{host}" makes (TLS, and the Host header set to
 // the upstream's).
 func defaultHTTPSUpstream(host string) (json.RawMessage, error) {
-	return unmarshalReverseProxy(caddyfile.NewTestDispenser("reverse_proxy https://"+host), nil)
+	tokens, err := caddyfile.Tokenize([]byte("reverse_proxy https://"+host), "")
+	if err != nil {
+		return nil, err
+	}
+	d := caddyfile.NewDispenser(tokens)
+	d.Next() // on "reverse_proxy", as unmarshalReverseProxy expects
+	return unmarshalReverseProxy(d, nil)
 }
 
 // unmarshalVertex parses a backend's vertex block; the dispenser is on
