@@ -144,7 +144,7 @@ func startCloudEnv(t *testing.T, caddyfile string) *cloudEnv {
 		ExpressKey: cloudExpressKey, Azure: az, AzureKey: cloudAzureKey, AzureAPIVersion: "2024-10-21",
 	}).Start(t)
 	ce := &cloudEnv{google: g, azure: az, front: front, logFile: filepath.Join(dir, "caddy.log"), record: filepath.Join(dir, "record")}
-	cf := strings.NewReplacer("{CREDS}", g.WriteCredentials(t, dir), "{FRONT}", strings.TrimPrefix(front.URL, "http://"),
+	cf := strings.NewReplacer("{CREDS}", g.WriteCredentials(t, dir), "{FOREIGN}", g.WriteForeignCredentials(t, dir), "{FRONT}", strings.TrimPrefix(front.URL, "http://"),
 		"{AUTHORITY}", az.URL+"/", "{RECORD}", ce.record,
 		"{PORT0}", itoa(ports[0]), "{PORT1}", itoa(ports[1])).Replace(caddyfile)
 	// The ports are in cf already: the front needs the mock's first.
@@ -368,4 +368,109 @@ func TestCloudAzureContentFilter(t *testing.T) {
 		}
 	})
 	ce.checkNoSecrets(t)
+}
+
+const vertexOnlyCaddyfile = `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		forward_headers X-Mock-Scenario
+		record {RECORD}
+		backend vtx_claude {
+			protocol vertex_anthropic
+			vertex {
+				project test-project
+				location us-east5
+			}
+			auth google {
+				credentials_file {CREDS}
+			}
+			reverse_proxy {FRONT}
+		}
+		model claude-vertex vtx_claude claude-sonnet-4-5@20250929
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock {
+		name cloud-mock-expiry
+	}
+}
+`
+
+// TestCloudVertexTokenRefresh: a token that expires is replaced: the
+// second request, after the first token's expiry, carries a second token
+// obtained with a fresh signed assertion, and the front refuses the first.
+func TestCloudVertexTokenRefresh(t *testing.T) {
+	ce := startCloudEnv(t, vertexOnlyCaddyfile)
+	ce.google.ExpiresIn.Store(1)
+	ask := func() string {
+		t.Helper()
+		ce.front.Requests()
+		if _, err := callAnthropic(ce.env, "claude-vertex", "text", true); err != nil {
+			t.Fatalf("call: %v", err)
+		}
+		reqs := ce.front.Requests()
+		if len(reqs) != 1 || reqs[0].Status != 0 {
+			t.Fatalf("front: %v", summarize(reqs))
+		}
+		return strings.TrimPrefix(reqs[0].Header.Get("Authorization"), "Bearer ")
+	}
+	first := ask()
+	time.Sleep(1100 * time.Millisecond)
+	if ce.google.Valid(first) {
+		t.Fatal("the first token is still valid")
+	}
+	// The front refuses the expired token.
+	req, _ := http.NewRequest(http.MethodPost, ce.front.URL+"/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/claude-x:rawPredict",
+		strings.NewReader(`{"anthropic_version":"vertex-2023-10-16","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer "+first)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the expired token got %d, want 401", resp.StatusCode)
+	}
+	second := ask()
+	if second == first || !ce.google.Valid(second) {
+		t.Errorf("second request's token %q (first %q), want a new valid one", second, first)
+	}
+	if issued := ce.google.Issued(); len(issued) < 2 || issued[0] != first {
+		t.Errorf("issued %v", issued)
+	}
+	ce.checkNoSecrets(t)
+}
+
+// TestCloudVertexWrongKey: credentials whose key the token endpoint does
+// not know get no token (the endpoint verifies the assertion's
+// signature), and the client gets an error in its own protocol, not a
+// hang or an empty answer; neither key is logged.
+func TestCloudVertexWrongKey(t *testing.T) {
+	ce := startCloudEnv(t, strings.Replace(vertexOnlyCaddyfile, "credentials_file {CREDS}", "credentials_file {FOREIGN}", 1))
+	for _, stream := range []bool{false, true} {
+		_, err := callAnthropic(ce.env, "claude-vertex", "text", stream)
+		var ae *anthropic.Error
+		if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadGateway || gjson.Get(ae.RawJSON(), "type").Str != "error" {
+			t.Errorf("stream=%v: %v, want a 502 in Anthropic's error shape", stream, err)
+		}
+	}
+	if reqs := ce.front.Requests(); len(reqs) != 0 {
+		t.Errorf("the front got %v without a token", summarize(reqs))
+	}
+	refused := ce.google.Refused()
+	if len(refused) == 0 || !strings.Contains(refused[0], "signature") {
+		t.Errorf("token endpoint refusals %q, want a bad signature", refused)
+	}
+	if len(ce.google.Issued()) != 0 {
+		t.Errorf("tokens issued to a foreign key: %v", ce.google.Issued())
+	}
+	log, _ := os.ReadFile(ce.logFile)
+	if !strings.Contains(string(log), "auth google: obtaining an access token") {
+		t.Errorf("the log does not say why the backend failed")
+	}
+	if strings.Contains(string(log), "PRIVATE KEY") || strings.Contains(string(log), "assertion=") {
+		t.Errorf("the log shows the key or the assertion")
+	}
 }

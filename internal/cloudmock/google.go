@@ -68,8 +68,26 @@ func NewGoogle(t testing.TB) *Google {
 
 // CredentialsJSON is the service account key file, its token_uri the
 // endpoint's.
-func (g *Google) CredentialsJSON() []byte {
-	der, err := x509.MarshalPKCS8PrivateKey(g.key)
+func (g *Google) CredentialsJSON() []byte { return g.credentialsJSON(g.key) }
+
+// WriteForeignCredentials writes a key file naming the same account and
+// token endpoint with another key, whose assertions the endpoint refuses,
+// and returns its path.
+func (g *Google) WriteForeignCredentials(t testing.TB, dir string) string {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "foreign-service-account.json")
+	if err := os.WriteFile(path, g.credentialsJSON(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func (g *Google) credentialsJSON(key *rsa.PrivateKey) []byte {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		panic(err)
 	}
