@@ -14,6 +14,7 @@ package caddymodule_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -129,7 +130,7 @@ type cloudEnv struct {
 	record  string
 }
 
-func startCloudEnv(t *testing.T, caddyfile string) *cloudEnv {
+func startCloudEnv(t *testing.T, caddyfile string, adminPort ...int) *cloudEnv {
 	t.Helper()
 	t.Setenv("LOUTER_TEST_AZURE_KEY", cloudAzureKey)
 	t.Setenv("LOUTER_TEST_AZURE_SECRET", cloudAzureSecret)
@@ -148,7 +149,11 @@ func startCloudEnv(t *testing.T, caddyfile string) *cloudEnv {
 		"{AUTHORITY}", az.URL+"/", "{RECORD}", ce.record,
 		"{PORT0}", itoa(ports[0]), "{PORT1}", itoa(ports[1])).Replace(caddyfile)
 	// The ports are in cf already: the front needs the mock's first.
-	testcaddy.StartWith(t, testcaddy.Options{LogLevel: "DEBUG", LogFile: ce.logFile}, cf)
+	opts := testcaddy.Options{LogLevel: "DEBUG", LogFile: ce.logFile}
+	if len(adminPort) > 0 {
+		opts.AdminPort = adminPort[0]
+	}
+	testcaddy.StartWith(t, opts, cf)
 	testcaddy.WaitListening(t, ports[0])
 	testcaddy.WaitListening(t, ports[1])
 	ce.env = &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}
@@ -472,5 +477,52 @@ func TestCloudVertexWrongKey(t *testing.T) {
 	}
 	if strings.Contains(string(log), "PRIVATE KEY") || strings.Contains(string(log), "assertion=") {
 		t.Errorf("the log shows the key or the assertion")
+	}
+}
+
+// TestCloudDiagnosticsProbe: the diagnostics probe reaches every cloud
+// backend with its credential — a token is obtained for the OAuth ones —
+// and its report shows none of them.
+func TestCloudDiagnosticsProbe(t *testing.T) {
+	admin := testcaddy.FreePorts(t, 1)[0]
+	ce := startCloudEnv(t, cloudCaddyfile, admin)
+	testcaddy.WaitListening(t, admin)
+	ce.front.Requests()
+	resp, err := http.Get("http://127.0.0.1:" + itoa(admin) + "/louter/diagnostics?probe=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	for _, s := range []string{cloudAzureKey, cloudAzureSecret, cloudExpressKey, "ya29.louter-test-", "entra-louter-test-"} {
+		if strings.Contains(string(body), s) {
+			t.Errorf("the report shows %q", s)
+		}
+	}
+	backends := gjson.GetBytes(body, "handlers.0.backends").Array()
+	if len(backends) != 6 {
+		t.Fatalf("%d backends in %s", len(backends), body)
+	}
+	for _, b := range backends {
+		if !b.Get("probe.reachable").Bool() {
+			t.Errorf("%s not reachable: %s", b.Get("name").Str, b.Raw)
+		}
+	}
+	// Each probe carried the backend's credential: the front refused none
+	// for want of one (its 401s), though it serves no model list (404).
+	reqs := ce.front.Requests()
+	if len(reqs) != 6 {
+		t.Errorf("the front got %d probes: %v", len(reqs), summarize(reqs))
+	}
+	for _, r := range reqs {
+		if r.Status == http.StatusUnauthorized {
+			t.Errorf("probe %s %s was refused its credential", r.Method, r.Path)
+		}
+		if r.Header.Get("Authorization") == "" && r.Header.Get("Api-Key") == "" && r.Header.Get("X-Goog-Api-Key") == "" {
+			t.Errorf("probe %s %s carried no credential", r.Method, r.Path)
+		}
 	}
 }
