@@ -104,7 +104,21 @@ const cloudCaddyfile = `
 			}
 			reverse_proxy {FRONT}
 		}
+		backend foundry_claude {
+			protocol anthropic
+			base_path /anthropic/v1
+			auth azure {
+				tenant_id ` + cloudmock.AzureTenant + `
+				client_id ` + cloudmock.AzureClientID + `
+				client_secret {env.LOUTER_TEST_AZURE_SECRET}
+				authority_host {AUTHORITY}
+				disable_instance_discovery
+				scopes https://ai.azure.com/.default
+			}
+			reverse_proxy {FRONT}
+		}
 		model claude-vertex vtx_claude claude-sonnet-4-5@20250929
+		model claude-foundry foundry_claude my-claude-deployment
 		model gemini-vertex vtx_gemini gemini-2.5-pro
 		model gemini-express vtx_express gemini-2.5-flash
 		model gpt-azure az_v1 my-gpt-deployment
@@ -191,6 +205,7 @@ var cloudRoutes = []struct {
 	{"gpt-azure", func(bool) string { return "/openai/v1/chat/completions" }, "", "Api-Key"},
 	{"gpt-azure-classic", func(bool) string { return "/openai/deployments/my-classic-deployment/chat/completions" }, "api-version=2024-10-21", "Authorization"},
 	{"gpt-azure-resp", func(bool) string { return "/openai/v1/responses" }, "", "Authorization"},
+	{"claude-foundry", func(bool) string { return "/anthropic/v1/messages" }, "", "Authorization"},
 }
 
 // cloudClients call louter in each client protocol with the tool
@@ -268,8 +283,8 @@ func TestCloudBackendsEveryClient(t *testing.T) {
 	if n := len(ce.google.Issued()); n != 2 {
 		t.Errorf("the Google token endpoint issued %d tokens for the two Vertex backends, want 2 (cached; refused: %v)", n, ce.google.Refused())
 	}
-	if n := ce.azure.IssuedCount(); n != 2 {
-		t.Errorf("the Entra authority issued %d tokens for the two Entra backends, want 2 (cached; refused: %v)", n, ce.azure.Refused())
+	if n := ce.azure.IssuedCount(); n != 3 {
+		t.Errorf("the Entra authority issued %d tokens for the three Entra backends, want 3 (cached; refused: %v)", n, ce.azure.Refused())
 	}
 	ce.checkNoSecrets(t)
 }
@@ -503,7 +518,7 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 		}
 	}
 	backends := gjson.GetBytes(body, "handlers.0.backends").Array()
-	if len(backends) != 6 {
+	if len(backends) != 7 {
 		t.Fatalf("%d backends in %s", len(backends), body)
 	}
 	for _, b := range backends {
@@ -514,7 +529,7 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 	// Each probe carried the backend's credential: the front refused none
 	// for want of one (its 401s), though it serves no model list (404).
 	reqs := ce.front.Requests()
-	if len(reqs) != 6 {
+	if len(reqs) != 7 {
 		t.Errorf("the front got %d probes: %v", len(reqs), summarize(reqs))
 	}
 	for _, r := range reqs {

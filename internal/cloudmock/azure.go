@@ -16,6 +16,7 @@ const (
 	AzureTenant       = "00000000-0000-0000-0000-00000000a2e1"
 	AzureClientID     = "11111111-2222-3333-4444-555555555555"
 	AzureCognitiveScp = "https://cognitiveservices.azure.com/.default"
+	AzureFoundryScope = "https://ai.azure.com/.default"
 )
 
 // Azure is a Microsoft Entra ID authority over TLS (MSAL insists on
@@ -92,7 +93,7 @@ func (a *Azure) serve(w http.ResponseWriter, r *http.Request) {
 			why = "client_id " + f.Get("client_id")
 		case f.Get("client_secret") != a.Secret:
 			why = "wrong client_secret"
-		case !strings.Contains(" "+f.Get("scope")+" ", " "+AzureCognitiveScp+" "):
+		case !strings.Contains(" "+f.Get("scope")+" ", " "+AzureCognitiveScp+" ") && !strings.Contains(" "+f.Get("scope")+" ", " "+AzureFoundryScope+" "):
 			why = "scope " + f.Get("scope")
 		}
 		if why != "" {

@@ -151,6 +151,16 @@ func (f *Front) serve(w http.ResponseWriter, r *http.Request, body []byte) int {
 	if strings.HasPrefix(path, "/openai/") {
 		return f.serveAzure(w, r, body)
 	}
+	if path == "/anthropic/v1/messages" {
+		// Claude in Azure AI Foundry: the Messages API as Anthropic
+		// serves it, with an Azure key or an Entra token.
+		key := r.Header.Get("X-Api-Key")
+		bearer, isBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !(key != "" && key == f.AzureKey) && !(isBearer && f.Azure != nil && f.Azure.Valid(bearer)) {
+			return azureError(w, http.StatusUnauthorized, "401", "Access denied due to invalid subscription key or wrong API endpoint.", "")
+		}
+		return f.pass(w, r, "/v1/messages", "", body)
+	}
 	if m := expressPath.FindStringSubmatch(path); m != nil {
 		if f.ExpressKey == "" || r.Header.Get("X-Goog-Api-Key") != f.ExpressKey {
 			return googleError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "API keys are not supported by this API. Expected OAuth2 access token or other authentication credentials that assert a principal.")
