@@ -363,6 +363,11 @@ func TestCloudAzureContentFilter(t *testing.T) {
 			if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || gjson.Get(ae.RawJSON(), "error.type").Str != "invalid_request_error" {
 				t.Errorf("anthropic stream=%v: %v, want a 400 invalid_request_error", stream, err)
 			}
+			_, err = callResponses(ce.env, "text", stream, responses.ResponseNewParams{Model: "gpt-azure-resp",
+				Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Tell me a story " + cloudmock.FilterPrompt)}})
+			if !errors.As(err, &oe) || oe.StatusCode != http.StatusBadRequest || oe.Code != "content_filter" {
+				t.Errorf("responses stream=%v: %v, want a 400 content_filter", stream, err)
+			}
 			_, _, err = callGemini(t, ce.env, "gpt-azure", "text", stream, genai.Text("Tell me a story "+cloudmock.FilterPrompt), nil)
 			var ge genai.APIError
 			if !errors.As(err, &ge) || ge.Code != http.StatusBadRequest || ge.Status != "INVALID_ARGUMENT" {
@@ -379,6 +384,10 @@ func TestCloudAzureContentFilter(t *testing.T) {
 			r, err = callOpenAI(ce.env, "gpt-azure-classic", "text", stream, openai.UserMessage("Tell me a story "+cloudmock.FilterOutput))
 			if err != nil || r.stop != "content_filter" || r.text != "The story begins" {
 				t.Errorf("openai stream=%v: %+v %v, want finish_reason content_filter", stream, r, err)
+			}
+			_, finish, err := callGemini(t, ce.env, "gpt-azure", "text", stream, genai.Text("Tell me a story "+cloudmock.FilterOutput), nil)
+			if err != nil || finish != "SAFETY" {
+				t.Errorf("gemini stream=%v: finish %q %v, want SAFETY", stream, finish, err)
 			}
 			o, err := callResponses(ce.env, "text", stream, responses.ResponseNewParams{Model: "gpt-azure",
 				Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Tell me a story " + cloudmock.FilterOutput)}})
