@@ -39,11 +39,15 @@ const (
 const VertexAnthropicVersion = "vertex-2023-10-16"
 
 func init() {
-	Register(vertexAnthropicCodec{})
-	Register(vertexGeminiCodec{})
-	Register(azureChatCodec{})
-	Register(azureResponsesCodec{})
+	for _, c := range []Codec{vertexAnthropicCodec{}, vertexGeminiCodec{}, azureChatCodec{}, azureResponsesCodec{}} {
+		Register(c)
+		hostedVariants[c.Protocol()] = true
+	}
 }
+
+// hostedVariants are the protocols above: a hosted protocol's wire under a
+// cloud's name, which Protocols does not list again.
+var hostedVariants = map[Protocol]bool{}
 
 // vertexAnthropicCodec is the Anthropic codec with Vertex's body.
 type vertexAnthropicCodec struct{ anthropicCodec }
