@@ -379,6 +379,26 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 			}
 			b.AuthRaw = raw
 
+		case "vertex":
+			if b.Vertex != nil {
+				return d.Errf("backend '%s': vertex already specified", name)
+			}
+			v, err := unmarshalVertex(d) // vertex.go
+			if err != nil {
+				return err
+			}
+			b.Vertex = v
+
+		case "azure":
+			if b.Azure != nil {
+				return d.Errf("backend '%s': azure already specified", name)
+			}
+			a, err := unmarshalAzure(d) // azure.go
+			if err != nil {
+				return err
+			}
+			b.Azure = a
+
 		case "reverse_proxy":
 			if b.UpstreamRaw != nil {
 				return d.Errf("backend '%s': reverse_proxy already specified", name)
@@ -396,7 +416,7 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 	if b.Protocol == "" {
 		return d.Errf("backend '%s': protocol is required", name)
 	}
-	if b.UpstreamRaw == nil {
+	if b.UpstreamRaw == nil && rowOf(b.Protocol).defaultUpstream == nil {
 		return d.Errf("backend '%s': reverse_proxy is required", name)
 	}
 	if l.Backends == nil {

@@ -22,12 +22,12 @@ func TestCaddyfileCheckErrors(t *testing.T) {
 		{
 			"dialect after a non-openai_chat protocol",
 			"louter {\n backend x {\n  protocol anthropic\n  dialect {\n   reasoning think\n  }\n  reverse_proxy localhost:1\n }\n}",
-			[]string{"backend 'x': dialect applies to openai_chat backends only, not anthropic", "Testfile:6"},
+			[]string{"backend 'x': dialect applies to openai_chat, azure_openai backends only, not anthropic", "Testfile:6"},
 		},
 		{
 			"protocol after a dialect",
 			"louter {\n backend x {\n  dialect {\n   reasoning think\n  }\n  protocol gemini\n  reverse_proxy localhost:1\n }\n}",
-			[]string{"dialect applies to openai_chat backends only, not gemini", "Testfile:6"},
+			[]string{"dialect applies to openai_chat, azure_openai backends only, not gemini", "Testfile:6"},
 		},
 		{
 			"model naming no backend",

@@ -63,7 +63,7 @@ func TestCheckConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		`backend "anth": dialect applies to openai_chat backends only, not "anthropic"`,
+		`backend "anth": dialect applies to openai_chat, azure_openai backends only, not "anthropic"`,
 		`backend "anth": api_key names the environment variable LOUTER_TEST_UNSET, which is not set`,
 		`backend "bad": dialect: unknown tool_calls "xml"`,
 		`backend "spare": api_key names the environment variable LOUTER_TEST_UNSET_SPARE, which is not set`,

@@ -121,8 +121,20 @@ type Backend struct {
 	// pass_client_auth; the upstream must be a reverse_proxy.
 	AuthRaw json.RawMessage `json:"auth,omitempty" caddy:"namespace=http.handlers.louter.auth inline_key=method"`
 
-	name     string
-	codec    translate.Codec
+	// Where a Google Vertex AI backend's API lives (vertex_anthropic,
+	// vertex_gemini): project, location, API version. See vertex.go.
+	Vertex *VertexSettings `json:"vertex,omitempty"`
+
+	// Where an Azure OpenAI backend's API lives (azure_openai,
+	// azure_openai_responses): the v1 API or a classic deployment API
+	// version, and the resource. See azure.go.
+	Azure *AzureSettings `json:"azure,omitempty"`
+
+	name  string
+	codec translate.Codec
+	// endpoint, when set by the row's configure, replaces the row's
+	// endpoint for this backend (a classic Azure deployment's api-version).
+	endpoint func(model string, stream bool) (path, rawQuery string)
 	apiKey   string // APIKey with placeholders resolved
 	basePath string // normalized: "" or "/x/y"
 	upstream caddyhttp.MiddlewareHandler

@@ -230,6 +230,18 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		if _, _, ok := servedProtocol(b.Protocol); ok { // an unknown protocol is reported by Validate
 			b.codec, _ = translate.BackendCodec(b.Protocol, b.Dialect)
 		}
+		if row.configure != nil {
+			if err := row.configure(b); err != nil {
+				return fmt.Errorf("backend %q: %w", name, err)
+			}
+		}
+		if len(b.UpstreamRaw) == 0 && row.defaultUpstream != nil {
+			raw, err := row.defaultUpstream(b)
+			if err != nil {
+				return fmt.Errorf("backend %q: %w", name, err)
+			}
+			b.UpstreamRaw = raw
+		}
 		if len(b.UpstreamRaw) == 0 {
 			continue // reported by Validate
 		}
@@ -322,6 +334,9 @@ func (l *Louter) Validate() error {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
 		errs = append(errs, b.validateVersions(name)...) // anthropic_agents.go
+		if err := checkCloudSettings(b); err != nil { // vertex.go
+			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
+		}
 		if b.Dialect != nil {
 			if !takesDialect(b.Protocol) {
 				errs = append(errs, fmt.Errorf("backend %q: dialect applies to %s backends only, not %q", name, dialectProtocols(), b.Protocol))

@@ -85,7 +85,7 @@ func TestValidate(t *testing.T) {
 		{"empty pattern", `{"backends": {"a": {"protocol": "fake_a", ` + up + `}}, "models": [{"match": "", "backend": "a"}]}`, []string{"model route 0: empty match pattern"}},
 		{"negative numbers", `{"max_request_body": -1, "max_count_body": -1, "backends": {"a": {"protocol": "fake_a", "max_tokens": -5, ` + up + `}}}`, []string{"max_request_body must not be negative", "max_count_body must not be negative", "max_tokens must not be negative"}},
 		{"dialect", `{"backends": {"a": {"protocol": "openai_chat", "dialect": {"tool_calls": "hermes", "tools_in_prompt": true}, ` + up + `}}}`, nil},
-		{"dialect on another protocol", `{"backends": {"a": {"protocol": "anthropic", "dialect": {}, ` + up + `}}}`, []string{`backend "a": dialect applies to openai_chat backends only, not "anthropic"`}},
+		{"dialect on another protocol", `{"backends": {"a": {"protocol": "anthropic", "dialect": {}, ` + up + `}}}`, []string{`backend "a": dialect applies to openai_chat, azure_openai backends only, not "anthropic"`}},
 		{"bad dialect", `{"backends": {"a": {"protocol": "openai_chat", "dialect": {"reasoning": "tags", "drop_params": ["top_k"]}, ` + up + `}}}`, []string{`backend "a": dialect: unknown reasoning "tags"`}},
 		{"several problems at once", `{"backends": {"a": {"protocol": "gopher"}}, "models": [{"match": "*", "backend": "z"}]}`, []string{"unknown protocol", "no upstream handler", "unknown backend"}},
 	}

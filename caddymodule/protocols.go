@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -207,6 +208,15 @@ type protocolRow struct {
 	// defaultBasePath replaces the usual /v1 when a backend sets no
 	// base_path (Gemini's API lives under /v1beta).
 	defaultBasePath string
+	// configure checks a backend's settings of the protocol at provision
+	// and applies them (a cloud's project and location in the base path,
+	// a deployment API's version in the endpoint; vertex.go, azure.go),
+	// before its upstream is loaded. nil: nothing to check.
+	configure func(b *Backend) error
+	// defaultUpstream is the upstream of a backend that names none, for a
+	// protocol whose settings say where its API lives (a Vertex AI
+	// location's host); nil: every backend names its upstream.
+	defaultUpstream func(b *Backend) (json.RawMessage, error)
 	// modelInURL is whether the backend's endpoint carries the model name
 	// in its path, which makes a client's name a path segment to check
 	// (model_name.go).

@@ -37,7 +37,11 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropp
 
 	setBody(r, br.body)
 
-	path, query := proto.endpoint(br.model, br.stream)
+	endpoint := proto.endpoint
+	if b.endpoint != nil {
+		endpoint = b.endpoint // the row's configure
+	}
+	path, query := endpoint(br.model, br.stream)
 	setBackendPath(r.URL, b.basePath, path) // model_name.go: the endpoint is escaped
 
 	queryKey := queryCredential(r.URL.RawQuery)

@@ -219,11 +219,16 @@ func Lookup(p Protocol) (Codec, bool) {
 	return c, ok
 }
 
-// Protocols lists the registered protocols.
+// Protocols lists the registered wire protocols. A cloud's variant of a
+// protocol (vertex_anthropic, azure_openai, ...: cloud_codecs.go) is not
+// listed: it is the hosted protocol's wire, which is, and no client speaks
+// it. Lookup finds the variants.
 func Protocols() []Protocol {
 	out := make([]Protocol, 0, len(codecs))
 	for p := range codecs {
-		out = append(out, p)
+		if !hostedVariants[p] {
+			out = append(out, p)
+		}
 	}
 	return out
 }
