@@ -334,7 +334,7 @@ func (l *Louter) Validate() error {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
 		errs = append(errs, b.validateVersions(name)...) // anthropic_agents.go
-		if err := checkCloudSettings(b); err != nil { // vertex.go
+		if err := checkCloudSettings(b); err != nil {    // vertex.go
 			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
 		}
 		if b.Dialect != nil {
