@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+
+	"github.com/louter/louter/translate"
 )
 
 // AWS services (Bedrock's InvokeModelWithResponseStream and ConverseStream)
@@ -42,7 +44,7 @@ const EventStreamContentType = "application/vnd.amazon.eventstream"
 
 // EventStreamExceptionPrefix starts the SSE event name of an exception
 // message; its :exception-type follows.
-const EventStreamExceptionPrefix = "exception:"
+const EventStreamExceptionPrefix = translate.AWSExceptionPrefix
 
 // EventStreamError is the SSE event name of an error message or of a body
 // that could not be decoded: an exception too, so a reader that handles
