@@ -49,9 +49,9 @@ func TestProtocolRows(t *testing.T) {
 // no production file of the package but protocols.go and a protocol's own
 // file names a protocol, so a new protocol needs no edit anywhere else.
 func TestNoProtocolNamedOutsideRows(t *testing.T) {
-	allowed := map[string]bool{"protocols.go": true, "gemini.go": true}
+	allowed := map[string]bool{"protocols.go": true, "gemini.go": true, "bedrock.go": true}
 	names := map[string]bool{}
-	for _, p := range []translate.Protocol{translate.ProtocolAnthropic, translate.ProtocolOpenAIChat, translate.ProtocolOpenAIResponses, translate.ProtocolGemini} {
+	for _, p := range []translate.Protocol{translate.ProtocolAnthropic, translate.ProtocolOpenAIChat, translate.ProtocolOpenAIResponses, translate.ProtocolGemini, translate.ProtocolBedrock} {
 		names[string(p)] = true
 	}
 	files, err := filepath.Glob("*.go")

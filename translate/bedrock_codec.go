@@ -205,3 +205,9 @@ var (
 	_ Codec            = bedrockCodec{}
 	_ UsageTimingCodec = bedrockCodec{}
 )
+
+// EncodeError implements Codec: Bedrock's {"message":...}.
+func (bedrockCodec) EncodeError(e *Error) []byte {
+	b, _ := sjson.SetBytes([]byte(`{}`), "message", e.Message)
+	return b
+}
