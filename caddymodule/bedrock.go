@@ -22,6 +22,8 @@ import (
 //
 //   - bedrock: Claude through InvokeModel and InvokeModelWithResponseStream,
 //     whose body is Anthropic's Messages body (translate's bedrock codec);
+//   - bedrock_converse: any model through Converse and ConverseStream,
+//     Bedrock's own model-neutral API (translate's bedrock_converse codec).
 //
 // A backend authenticates with a Bedrock API key as api_key (sent as
 // Authorization: Bearer), or with SigV4 through "auth aws_sigv4"
@@ -39,6 +41,18 @@ func init() {
 		modelInURL:       true,
 		counter:          bedrockInvokeCounter,
 		tokenFraming:     tokencount.Anthropic,
+		provider:         semconv.GenAIProviderNameAWSBedrock,
+		recordedPrefixes: []string{"X-Amzn-Bedrock-", "X-Amzn-Requestid", "X-Amzn-Errortype"},
+	})
+	registerProtocol(&protocolRow{
+		protocol:         translate.ProtocolBedrockConverse,
+		endpoint:         bedrockEndpoint("converse", "converse-stream"),
+		setKey:           setBearer,
+		streamAccept:     stream.EventStreamContentType,
+		responseFraming:  awsEventStreamFraming,
+		defaultBasePath:  "/",
+		modelInURL:       true,
+		counter:          bedrockConverseCounter,
 		provider:         semconv.GenAIProviderNameAWSBedrock,
 		recordedPrefixes: []string{"X-Amzn-Bedrock-", "X-Amzn-Requestid", "X-Amzn-Errortype"},
 	})
@@ -90,6 +104,28 @@ var bedrockInvokeCounter = &backendCounter{
 			return nil, err
 		}
 		return []byte(`{"input":{"invokeModel":{"body":"` + base64.StdEncoding.EncodeToString(body) + `"}}}`), nil
+	},
+	read: readInputTokens,
+}
+
+// bedrockConverseCounter asks CountTokens for a Converse body:
+// {"input":{"converse":{"messages":...,"system":...}}}.
+var bedrockConverseCounter = &backendCounter{
+	path: bedrockInvokeCounter.path,
+	body: func(c translate.Codec, req *translate.Request) ([]byte, error) {
+		body, err := c.EncodeRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		g := gjson.ParseBytes(body)
+		out := []byte(`{"input":{"converse":{"messages":` + g.Get("messages").Raw)
+		if s := g.Get("system"); s.Exists() {
+			out = append(out, `,"system":`+s.Raw...)
+		}
+		if tc := g.Get("toolConfig"); tc.Exists() {
+			out = append(out, `,"toolConfig":`+tc.Raw...)
+		}
+		return append(out, "}}}"...), nil
 	},
 	read: readInputTokens,
 }

@@ -137,25 +137,28 @@ func startBedrockEnv(t *testing.T) *bedrockEnv {
 	}
 }
 
+// bedrockClientCalls are the four client protocols' SDKs asking for the
+// weather with a tool.
+var bedrockClientCalls = []struct {
+	name string
+	call func(e *env, model, scenario string, stream bool) (result, error)
+}{
+	{"anthropic", func(e *env, m, s string, st bool) (result, error) { return callAnthropic(e, m, s, st) }},
+	{"openai_chat", func(e *env, m, s string, st bool) (result, error) { return callOpenAI(e, m, s, st) }},
+	{"openai_responses", func(e *env, m, s string, st bool) (result, error) {
+		out, err := callResponses(e, s, st, responses.ResponseNewParams{
+			Model: m, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("What is the weather in Paris?")}, Tools: respWeatherTools(),
+		})
+		return out.result, err
+	}},
+	{"gemini", func(e *env, m, s string, st bool) (result, error) { return callGeminiResult(e, m, s, st) }},
+}
+
 // TestIntegrationBedrock drives the Bedrock backend with each client
 // protocol's SDK, streaming and not, through a tool call.
 func TestIntegrationBedrock(t *testing.T) {
 	e := startBedrockEnv(t)
-	calls := []struct {
-		name string
-		call func(e *env, model, scenario string, stream bool) (result, error)
-	}{
-		{"anthropic", func(e *env, m, s string, st bool) (result, error) { return callAnthropic(e, m, s, st) }},
-		{"openai_chat", func(e *env, m, s string, st bool) (result, error) { return callOpenAI(e, m, s, st) }},
-		{"openai_responses", func(e *env, m, s string, st bool) (result, error) {
-			out, err := callResponses(e, s, st, responses.ResponseNewParams{
-				Model: m, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("What is the weather in Paris?")}, Tools: respWeatherTools(),
-			})
-			return out.result, err
-		}},
-		{"gemini", func(e *env, m, s string, st bool) (result, error) { return callGeminiResult(e, m, s, st) }},
-	}
-	for _, c := range calls {
+	for _, c := range bedrockClientCalls {
 		for _, st := range []bool{false, true} {
 			name := c.name + map[bool]string{false: "/json", true: "/stream"}[st]
 			t.Run(name, func(t *testing.T) {

@@ -51,7 +51,7 @@ func TestProtocolRows(t *testing.T) {
 func TestNoProtocolNamedOutsideRows(t *testing.T) {
 	allowed := map[string]bool{"protocols.go": true, "gemini.go": true, "bedrock.go": true}
 	names := map[string]bool{}
-	for _, p := range []translate.Protocol{translate.ProtocolAnthropic, translate.ProtocolOpenAIChat, translate.ProtocolOpenAIResponses, translate.ProtocolGemini, translate.ProtocolBedrock} {
+	for _, p := range []translate.Protocol{translate.ProtocolAnthropic, translate.ProtocolOpenAIChat, translate.ProtocolOpenAIResponses, translate.ProtocolGemini, translate.ProtocolBedrock, translate.ProtocolBedrockConverse} {
 		names[string(p)] = true
 	}
 	files, err := filepath.Glob("*.go")
