@@ -255,6 +255,12 @@ func TestIntegrationBedrockAuth(t *testing.T) {
 			t.Errorf("%s: %d %s", model, status, err)
 		}
 	}
+	// count_tokens is asked of Bedrock's CountTokens, signed.
+	resp := post(t, e.louter+"/v1/messages/count_tokens", `{"model":"claude-bedrock-1","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},{"role":"user","content":"bye"}]}`)
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || gjson.GetBytes(raw, "input_tokens").Int() != 900003 {
+		t.Errorf("count_tokens: %d %s", resp.StatusCode, raw)
+	}
 	assertNoBedrockSecrets(t, e)
 }
 

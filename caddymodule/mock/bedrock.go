@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -134,3 +135,40 @@ func (o *eventStreamOutput) Bytes() []byte { return o.buf.Bytes() }
 func (o *eventStreamOutput) Reset() { o.buf.Reset() }
 
 var _ stream.Output = (*eventStreamOutput)(nil)
+
+// serveBedrockCount answers Bedrock's CountTokens (POST
+// /model/{id}/count-tokens), authenticated like the other Bedrock calls,
+// for an InvokeModel body ({"input":{"invokeModel":{"body":base64}}}) or a
+// Converse one ({"input":{"converse":{"messages":...}}}): CountBase plus
+// the number of messages, as the mock's other counts. It reports whether r
+// was such a call.
+func (m *Mock) serveBedrockCount(w http.ResponseWriter, r *http.Request) bool {
+	if i := strings.Index(r.URL.Path, "/model/"); i < 0 || !strings.HasSuffix(r.URL.Path, "/count-tokens") {
+		return false
+	}
+	body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	entry := m.journal.record(string(translate.ProtocolBedrock), r, body)
+	m.journal.update(entry, func(e *journalEntry) { e.Scenario = "count_tokens" })
+	if why := m.Bedrock.check(r, body); why != "" {
+		writeStatusJSON(w, http.StatusForbidden, map[string]string{"message": why})
+		return true
+	}
+	in := gjson.GetBytes(body, "input")
+	var msgs gjson.Result
+	if b64 := in.Get("invokeModel.body"); b64.Exists() {
+		raw, err := base64.StdEncoding.DecodeString(b64.Str)
+		if err != nil || !gjson.ValidBytes(raw) {
+			writeStatusJSON(w, http.StatusBadRequest, map[string]string{"message": "input.invokeModel.body: not base64 JSON"})
+			return true
+		}
+		msgs = gjson.GetBytes(raw, "messages")
+	} else {
+		msgs = in.Get("converse.messages")
+	}
+	if !msgs.IsArray() {
+		writeStatusJSON(w, http.StatusBadRequest, map[string]string{"message": "input: no messages"})
+		return true
+	}
+	writeStatusJSON(w, http.StatusOK, map[string]int{"inputTokens": CountBase + len(msgs.Array())})
+	return true
+}

@@ -171,6 +171,9 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 	if m.serveNonChat(w, r) {
 		return nil // model lists, embeddings, completions (non_chat.go)
 	}
+	if m.serveBedrockCount(w, r) {
+		return nil // bedrock.go
+	}
 	if m.serveCountTokens(w, r) {
 		return nil // count_tokens.go
 	}
