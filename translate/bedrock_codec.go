@@ -85,6 +85,9 @@ func (bedrockCodec) NewStreamDecoder() StreamDecoder {
 	return &bedrockStreamDecoder{inner: &anthropicStreamDecoder{}}
 }
 
+// BackendOnly implements BackendOnlyCodec.
+func (bedrockCodec) BackendOnly() {}
+
 // InputUsageEarly implements UsageTimingCodec (a client side Bedrock
 // does not have).
 func (bedrockCodec) InputUsageEarly() bool { return false }
@@ -204,6 +207,7 @@ func (bedrockCodec) DecodeError(status int, body []byte) *Error {
 var (
 	_ Codec            = bedrockCodec{}
 	_ UsageTimingCodec = bedrockCodec{}
+	_ BackendOnlyCodec = bedrockCodec{}
 )
 
 // EncodeError implements Codec: Bedrock's {"message":...}.

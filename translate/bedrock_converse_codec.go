@@ -68,6 +68,9 @@ type nopStreamEncoder struct{}
 
 func (nopStreamEncoder) Encode(FrameWriter, *Event) {}
 
+// BackendOnly implements BackendOnlyCodec.
+func (bedrockConverseCodec) BackendOnly() {}
+
 // EncodeError implements Codec: Bedrock's {"message":...}.
 func (bedrockConverseCodec) EncodeError(e *Error) []byte { return bedrockCodec{}.EncodeError(e) }
 
@@ -522,4 +525,5 @@ func (d *cvStreamDecoder) End(dst []Event) []Event {
 var (
 	_ Codec            = bedrockConverseCodec{}
 	_ UsageTimingCodec = bedrockConverseCodec{}
+	_ BackendOnlyCodec = bedrockConverseCodec{}
 )
