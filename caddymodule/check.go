@@ -157,6 +157,10 @@ func checkHandler(where string, raw map[string]any) []string {
 		for _, v := range unsetEnvVars(bk.APIKey) {
 			add("backend %q: api_key names the environment variable %s, which is not set", name, v)
 		}
+		add2 := func(field, v string) {
+			add("backend %q: auth %s names the environment variable %s, which is not set", name, field, v)
+		}
+		checkAuthEnv(bk.AuthRaw, add2)
 	}
 
 	// Worded as Validate words them (module.go, fallback.go,
@@ -196,4 +200,26 @@ func checkHandler(where string, raw map[string]any) []string {
 // swallow anything.
 func globCovers(p, q string) bool {
 	return globMatch(p, q)
+}
+
+// checkAuthEnv reports each environment variable a backend's auth module
+// names in a setting (a key from {env.AWS_SECRET_ACCESS_KEY}) that is not
+// set here; its settings are read as written, whatever the module.
+func checkAuthEnv(raw json.RawMessage, add func(field, v string)) {
+	var fields map[string]any
+	if json.Unmarshal(raw, &fields) != nil {
+		return
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if s, ok := fields[k].(string); ok {
+			for _, v := range unsetEnvVars(s) {
+				add(k, v)
+			}
+		}
+	}
 }

@@ -48,7 +48,7 @@ func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	auth := authOf(req) // backend_auth.go
 	_, conv := req.Header[ConversationHeader]
 	if len(cred) == 0 && !conv && auth == nil {
-		return t.next.RoundTrip(req)
+		return reframe(req)(t.next.RoundTrip(req))
 	}
 	out := new(http.Request)
 	*out = *req
@@ -70,7 +70,33 @@ func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 			return nil, err
 		}
 	}
-	return t.next.RoundTrip(out)
+	return reframe(req)(t.next.RoundTrip(out))
+}
+
+// framingCtxKey is the context key of the backend protocol's
+// responseFraming (protocols.go).
+type framingCtxKey struct{}
+
+// withFraming returns r carrying the backend protocol's response framing
+// for the credential transport, which applies it to the response before
+// reverse_proxy reads it.
+func withFraming(r *http.Request, f func(*http.Response)) *http.Request {
+	if f == nil {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), framingCtxKey{}, f))
+}
+
+// reframe returns what finishes a round trip of req: the response framing
+// req carries, applied to a response.
+func reframe(req *http.Request) func(*http.Response, error) (*http.Response, error) {
+	f, _ := req.Context().Value(framingCtxKey{}).(func(*http.Response))
+	return func(resp *http.Response, err error) (*http.Response, error) {
+		if err == nil && resp != nil && f != nil {
+			f(resp)
+		}
+		return resp, err
+	}
 }
 
 // wrapTransport installs the credentialTransport in a provisioned

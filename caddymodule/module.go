@@ -224,7 +224,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		b.basePath = normalizeBasePath(b.BasePath)
 		row := rowOf(b.Protocol) // protocols.go
 		if b.BasePath == "" && row.defaultBasePath != "" {
-			b.basePath = row.defaultBasePath
+			b.basePath = normalizeBasePath(row.defaultBasePath) // "/": the root
 		}
 		b.forwardHeaders = headerSet(append(slices.Clone(l.ForwardHeaders), b.ForwardHeaders...)...)
 		if _, _, ok := servedProtocol(b.Protocol); ok { // an unknown protocol is reported by Validate
@@ -256,6 +256,9 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 		b.upstream = h
 		b.credentialTransport = wrapTransport(mod)
 		b.conversationHeader = hashesConversation(mod) // conversation_key.go
+		if row.responseFraming != nil && !b.credentialTransport {
+			return fmt.Errorf("backend %q: protocol %s needs a reverse_proxy upstream, whose transport re-frames its streams", name, b.Protocol)
+		}
 		if len(b.AuthRaw) > 0 {
 			if err := b.provisionAuth(ctx); err != nil {
 				return fmt.Errorf("backend %q: %w", name, err)

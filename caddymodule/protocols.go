@@ -186,6 +186,17 @@ type protocolRow struct {
 	endpoint func(model string, stream bool) (path, rawQuery string)
 	// setKey puts an API key into the header the protocol reads it from.
 	setKey func(h http.Header, key string)
+	// streamAccept is the Accept header of a translated stream request.
+	// "": text/event-stream.
+	streamAccept string
+	// responseFraming re-frames a backend response whose body is not in
+	// the framing the codec's stream decoder reads (AWS event-stream
+	// rather than SSE), replacing resp.Body and its headers before
+	// reverse_proxy reads them; it runs inside the credential transport
+	// (credential_transport.go), so a backend of such a protocol needs a
+	// reverse_proxy upstream. It leaves any other response alone. nil:
+	// the protocol streams SSE.
+	responseFraming func(resp *http.Response)
 	// prepare sets the protocol's own headers on a request louter builds
 	// for the backend (a translated request, a model list); nil: none.
 	prepare func(h http.Header)
@@ -206,7 +217,7 @@ type protocolRow struct {
 	// later); nil: they never do.
 	sampling *samplingRule
 	// defaultBasePath replaces the usual /v1 when a backend sets no
-	// base_path (Gemini's API lives under /v1beta).
+	// base_path (Gemini's API lives under /v1beta; "/" is the root).
 	defaultBasePath string
 	// configure checks a backend's settings of the protocol at provision
 	// and applies them (a cloud's project and location in the base path,

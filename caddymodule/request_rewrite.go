@@ -71,7 +71,9 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropp
 		r.URL.RawQuery = query
 		proto.prepareRequest(h)
 		h.Set("Content-Type", "application/json")
-		if br.stream {
+		if br.stream && proto.streamAccept != "" {
+			h.Set("Accept", proto.streamAccept)
+		} else if br.stream {
 			h.Set("Accept", "text/event-stream")
 		} else {
 			h.Set("Accept", "application/json")
@@ -101,7 +103,7 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropp
 // reach below) on the request itself.
 func (b *Backend) attachCredential(r *http.Request, cred http.Header) *http.Request {
 	if b.credentialTransport {
-		return withAuth(withCredential(r, cred), b.auth)
+		return withFraming(withAuth(withCredential(r, cred), b.auth), rowOf(b.Protocol).responseFraming)
 	}
 	// An auth module needs the transport (Provision refuses it otherwise).
 	for k, v := range cred {

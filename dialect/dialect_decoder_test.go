@@ -233,7 +233,7 @@ func TestDialectTranscode(t *testing.T) {
 			i += n + 2
 			splits = append(splits, i-1, i)
 		}
-		for _, to := range translate.Protocols() {
+		for _, to := range translate.ClientProtocols() {
 			t.Run(c.name()+"->"+string(to), func(t *testing.T) {
 				raw := dialectTranscode(c, to, [][]byte{body})
 				whole := dialectNormalize(raw)

@@ -131,6 +131,49 @@ func TestClaudeCodeThroughOpenAIBackend(t *testing.T) {
 	}
 }
 
+// TestClaudeCodeThroughBedrock runs Claude Code against Claude on AWS
+// Bedrock (InvokeModel, event-stream) through louter, which signs every
+// request with SigV4; the mock recomputes each signature. The tool result
+// must reach Bedrock in the InvokeModel body.
+func TestClaudeCodeThroughBedrock(t *testing.T) {
+	claude := agentBinary(t, "claude")
+	ports := testcaddy.Start(t, `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		backend bedrock {
+			protocol bedrock
+			`+bedrockE2EAuth+`
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model * bedrock us.anthropic.claude-sonnet-4-5-20250929-v1:0
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock {
+		name claude-e2e-bedrock
+		`+bedrockE2EMock+`
+	}
+}
+`)
+	runClaudeEcho(t, claude, testcaddy.URL(ports[0])+"/anthropic")
+	journal := mockJournal(t, ports[1]).Array()
+	var sawResult bool
+	for _, req := range journal {
+		if p := req.Get("protocol").String(); p != "bedrock" {
+			t.Errorf("backend request in protocol %q, want bedrock", p)
+		}
+		if !strings.HasPrefix(req.Get("headers.Authorization").String(), "AWS4-HMAC-SHA256 Credential=AKIDE2ETEST/") {
+			t.Errorf("backend request not SigV4-signed: %s", req.Get("headers").Raw)
+		}
+		sawResult = sawResult || anthropicToolResult(req.Get("body"))
+	}
+	if len(journal) < 2 || !sawResult {
+		t.Fatalf("no Bedrock request carried the tool result (%d requests)", len(journal))
+	}
+}
+
 // runClaudeEcho runs Claude Code headless against baseURL, asks it to run
 // "echo louter-ok", and fails the test unless Claude Code's own transcript
 // shows the Bash tool called with that command and its output coming back.

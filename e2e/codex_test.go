@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,23 +63,19 @@ func TestCodexThroughLouter(t *testing.T) {
 		dialect, mockDialect string
 		// toolResult finds the command's output in a backend request body.
 		toolResult func(body gjson.Result) bool
+		// auth replaces the backend's api_key line (Bedrock's SigV4, which
+		// the mock verifies with the credentials of its mockDialect line).
+		auth string
 	}{
 		{name: "openai_chat", protocol: "openai_chat", toolResult: chatToolResult},
 		// gpt-oss, Codex's local model, behind a server that leaves its
 		// harmony channels in the content.
 		{name: "openai_chat gpt-oss harmony", protocol: "openai_chat", toolResult: chatToolResult,
 			dialect: "dialect {\n\t\t\t\treasoning harmony\n\t\t\t\treasoning_history reasoning_content\n\t\t\t}", mockDialect: "dialect harmony"},
-		{name: "anthropic", protocol: "anthropic", toolResult: func(body gjson.Result) bool {
-			found := false
-			body.Get("messages").ForEach(func(_, m gjson.Result) bool {
-				m.Get("content").ForEach(func(_, b gjson.Result) bool {
-					found = found || b.Get("type").Str == "tool_result" && strings.Contains(b.Get("content").Raw, "louter-ok")
-					return !found
-				})
-				return !found
-			})
-			return found
-		}},
+		{name: "anthropic", protocol: "anthropic", toolResult: anthropicToolResult},
+		// Claude on AWS Bedrock (InvokeModel), every request SigV4-signed
+		// and checked by the mock.
+		{name: "bedrock", protocol: "bedrock", toolResult: anthropicToolResult, auth: bedrockE2EAuth, mockDialect: bedrockE2EMock},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ports := testcaddy.Start(t, fmt.Sprintf(`
@@ -87,7 +84,7 @@ func TestCodexThroughLouter(t *testing.T) {
 	louter {
 		backend mock {
 			protocol %s
-			api_key backend-secret
+			%s
 			%s
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
@@ -101,7 +98,7 @@ func TestCodexThroughLouter(t *testing.T) {
 		%s
 	}
 }
-`, tc.protocol, tc.dialect, strings.ReplaceAll(tc.name, " ", "-"), tc.mockDialect))
+`, tc.protocol, cmp.Or(tc.auth, "api_key backend-secret"), tc.dialect, strings.ReplaceAll(tc.name, " ", "-"), tc.mockDialect))
 			codexHome := t.TempDir()
 			config := fmt.Sprintf(codexConfig, testcaddy.URL(ports[0])+"/codex/v1")
 			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
@@ -163,3 +160,28 @@ func TestCodexThroughLouter(t *testing.T) {
 		})
 	}
 }
+
+// anthropicToolResult finds the command's output in an Anthropic Messages
+// body (also Bedrock's InvokeModel body).
+func anthropicToolResult(body gjson.Result) bool {
+	found := false
+	body.Get("messages").ForEach(func(_, m gjson.Result) bool {
+		m.Get("content").ForEach(func(_, b gjson.Result) bool {
+			found = found || b.Get("type").Str == "tool_result" && strings.Contains(b.Get("content").Raw, "louter-ok")
+			return !found
+		})
+		return !found
+	})
+	return found
+}
+
+// A Bedrock backend signing with static SigV4 keys, and the mock line
+// that makes the mock verify them.
+const (
+	bedrockE2EAuth = `auth aws_sigv4 {
+				region us-east-1
+				access_key_id AKIDE2ETEST
+				secret_access_key e2e-bedrock-secret
+			}`
+	bedrockE2EMock = "bedrock_sigv4 AKIDE2ETEST e2e-bedrock-secret region us-east-1"
+)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,9 +55,12 @@ func TestGeminiCLI(t *testing.T) {
 		// dialect line, for a self-hosted model that writes its tool calls
 		// and reasoning as text.
 		dialect, mockDialect string
+		// auth replaces the backend's api_key line.
+		auth string
 	}{
 		{name: "openai_chat", protocol: "openai_chat", args: []string{"-m", "gemini-2.5-pro"}},
 		{name: "anthropic", protocol: "anthropic", args: []string{"-m", "gemini-2.5-pro"}},
+		{name: "bedrock", protocol: "bedrock", args: []string{"-m", "gemini-2.5-pro"}, auth: bedrockE2EAuth, mockDialect: bedrockE2EMock},
 		{name: "openai_chat/router", protocol: "openai_chat"},
 		{name: "openai_chat/qwen3-hermes", protocol: "openai_chat", args: []string{"-m", "gemini-2.5-pro"},
 			dialect: "dialect {\n\t\t\t\ttool_calls hermes\n\t\t\t\treasoning think\n\t\t\t}", mockDialect: "dialect hermes think"},
@@ -68,7 +72,7 @@ func TestGeminiCLI(t *testing.T) {
 	louter {
 		backend mock {
 			protocol `+tt.protocol+`
-			api_key backend-secret
+			`+cmp.Or(tt.auth, "api_key backend-secret")+`
 			`+tt.dialect+`
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
@@ -137,7 +141,7 @@ func TestGeminiCLI(t *testing.T) {
 						if m.Get("role").Str == "tool" && strings.Contains(m.Get("content").Raw, "louter-ok") {
 							sawResult = true
 						}
-					case "anthropic":
+					case "anthropic", "bedrock":
 						m.Get("content").ForEach(func(_, c gjson.Result) bool {
 							if c.Get("type").Str == "tool_result" && strings.Contains(c.Get("content").Raw, "louter-ok") {
 								sawResult = true

@@ -134,7 +134,7 @@ func TestTranscodeGeminiJSONArray(t *testing.T) {
 		}
 		return streamtest.Normalize(append(out, tc.Close()...))
 	}
-	for _, to := range translate.Protocols() {
+	for _, to := range translate.ClientProtocols() {
 		whole := run(to, [][]byte{body})
 		if !bytes.Contains(whole, []byte("backslash")) {
 			t.Errorf("%s: text lost: %s", to, whole)

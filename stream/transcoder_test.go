@@ -87,7 +87,7 @@ func transcode(t *testing.T, from, to translate.Protocol, chunks [][]byte) []byt
 // of each cut, not a whole transcode per byte of fixture.
 func TestTranscodeSplitAnywhere(t *testing.T) {
 	for _, fx := range loadFixtures(t) {
-		for _, to := range translate.Protocols() {
+		for _, to := range translate.ClientProtocols() {
 			t.Run(fx.name+"->"+string(to), func(t *testing.T) {
 				whole := transcode(t, fx.protocol, to, [][]byte{fx.body})
 				if len(whole) == 0 {
@@ -136,7 +136,7 @@ func newStreamEncoder(p translate.Protocol) func() translate.StreamEncoder {
 // their terminator, failed or cut ones with an error event.
 func TestTranscodeEndsProperly(t *testing.T) {
 	for _, fx := range loadFixtures(t) {
-		for _, to := range translate.Protocols() {
+		for _, to := range translate.ClientProtocols() {
 			out := transcode(t, fx.protocol, to, [][]byte{fx.body})
 			var last string
 			var p stream.SSEParser
@@ -175,7 +175,7 @@ func TestTranscodeCutAtEveryEvent(t *testing.T) {
 		events := bytes.SplitAfter(fx.body, []byte("\n\n"))
 		for n := 1; n < len(events)-1; n++ {
 			cut := bytes.Join(events[:n], nil)
-			for _, to := range translate.Protocols() {
+			for _, to := range translate.ClientProtocols() {
 				out := transcode(t, fx.protocol, to, [][]byte{cut})
 				if !bytes.Contains(out, []byte("error")) && !finishedUpstream(fx.protocol, cut) {
 					t.Errorf("%s cut after %d events -> %s: no error in %s", fx.name, n, to, out)

@@ -195,6 +195,28 @@ type DialectCodec interface {
 	WithDialect(d *Dialect) Codec
 }
 
+// BackendOnlyCodec is a codec of a protocol louter speaks only to
+// backends (AWS Bedrock's APIs): no client speaks it, so it has no client
+// side to test or to serve (ClientProtocols leaves it out).
+//
+// Default: the protocol serves clients too.
+type BackendOnlyCodec interface {
+	// BackendOnly marks the codec; it does nothing.
+	BackendOnly()
+}
+
+// ClientProtocols lists the registered protocols a client can speak:
+// every one but those of BackendOnlyCodecs.
+func ClientProtocols() []Protocol {
+	out := make([]Protocol, 0, len(codecs))
+	for p, c := range codecs {
+		if _, backendOnly := c.(BackendOnlyCodec); !backendOnly {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // codecAs returns the codec registered for p as the optional interface T,
 // and whether it implements it.
 func codecAs[T any](p Protocol) (T, bool) {

@@ -114,6 +114,33 @@ func (m *Mock) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			m.ReplayTiming = true
+		case "bedrock_sigv4":
+			// bedrock_sigv4 <access key id> <secret> [<session token>] [region <r>]
+			args := d.RemainingArgs()
+			if len(args) < 2 {
+				return d.ArgErr()
+			}
+			if m.Bedrock == nil {
+				m.Bedrock = new(BedrockAuth)
+			}
+			m.Bedrock.AccessKeyID, m.Bedrock.SecretAccessKey = args[0], args[1]
+			args = args[2:]
+			if len(args) == 1 || len(args) == 3 {
+				m.Bedrock.SessionToken, args = args[0], args[1:]
+			}
+			if len(args) == 2 && args[0] == "region" {
+				m.Bedrock.Region, args = args[1], nil
+			}
+			if len(args) != 0 {
+				return d.ArgErr()
+			}
+		case "bedrock_api_key":
+			if m.Bedrock == nil {
+				m.Bedrock = new(BedrockAuth)
+			}
+			if !d.AllArgs(&m.Bedrock.APIKey) {
+				return d.ArgErr()
+			}
 		default:
 			return d.Errf("unrecognized louter_mock subdirective %q", d.Val())
 		}

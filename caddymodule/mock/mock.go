@@ -106,6 +106,11 @@ type Mock struct {
 	// events go out at once (or chunk_delay apart).
 	ReplayTiming bool `json:"replay_timing,omitempty"`
 
+	// Bedrock is what the Bedrock endpoints (/model/{id}/invoke, ...)
+	// accept: every request's SigV4 signature is recomputed and checked,
+	// or its Bedrock API key. Without it they refuse every request.
+	Bedrock *BedrockAuth `json:"bedrock,omitempty"`
+
 	dialect dialect
 	journal *journal
 	logger  *zap.Logger
@@ -166,6 +171,9 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 	if m.serveNonChat(w, r) {
 		return nil // model lists, embeddings, completions (non_chat.go)
 	}
+	if m.serveBedrockCount(w, r) {
+		return nil // bedrock.go
+	}
 	if m.serveCountTokens(w, r) {
 		return nil // count_tokens.go
 	}
@@ -203,6 +211,16 @@ func (m *Mock) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Han
 		}
 		writeError(w, codec, translate.NewError(status, "louter_mock: reading the request body: "+readErr.Error()), "")
 		return nil
+	}
+	if spec.aws {
+		if why := m.Bedrock.check(r, body); why != "" {
+			w.Header().Set("X-Amzn-Errortype", "InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/")
+			writeStatusJSON(w, http.StatusForbidden, map[string]string{"message": why})
+			return nil
+		}
+	}
+	if spec.fillBody != nil {
+		body = spec.fillBody(r, body)
 	}
 	if m.replay != nil {
 		id := m.serveRecorded(w, r, spec.protocol, body) // replay.go
@@ -294,6 +312,11 @@ func (m *Mock) answer(w http.ResponseWriter, r *http.Request, x *exchange, codec
 	if x.jsonArray {
 		h.Set("Content-Type", "application/json")
 		out = &stream.JSONArrayOutput{}
+	}
+	if x.spec.streamOutput != nil {
+		var ct string
+		ct, out = x.spec.streamOutput()
+		h.Set("Content-Type", ct)
 	}
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -435,3 +458,11 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Mock)(nil)
 	_ caddyfile.Unmarshaler       = (*Mock)(nil)
 )
+
+// writeStatusJSON answers v as JSON with status.
+func writeStatusJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
 
@@ -40,6 +41,17 @@ type protocolSpec struct {
 	// protocols that put the model and the stream mode there (Gemini), and
 	// reports whether the stream is to be framed as a JSON array.
 	fromURL func(r *http.Request, req *translate.Request) (jsonArray bool)
+
+	// fillBody, when set, completes a body before it is decoded, for
+	// protocols whose URL carries what the codec reads from the body
+	// (Bedrock's model and stream mode).
+	fillBody func(r *http.Request, body []byte) []byte
+	// streamOutput, when set, frames the protocol's streams instead of
+	// SSE, with their Content-Type (Bedrock's AWS event-stream).
+	streamOutput func() (contentType string, out stream.Output)
+	// aws is whether the protocol's requests are authenticated as AWS's
+	// are (the mock's BedrockAuth, sigv4.go).
+	aws bool
 }
 
 // protocolSpecs lists the protocols the mock speaks, first match wins.
@@ -75,6 +87,19 @@ var protocolSpecs = []protocolSpec{
 		signsThinking:    true, // thoughtSignature
 		overloadedStatus: http.StatusServiceUnavailable,
 		fromURL:          geminiFromURL,
+	},
+	{
+		protocol:         translate.ProtocolBedrock,
+		matchPath:        bedrockInvokePath,
+		messageIDPrefix:  "msg_bdrk_",
+		toolCallIDPrefix: "toolu_bdrk_",
+		signsThinking:    true,
+		overloadedStatus: http.StatusServiceUnavailable, // ServiceUnavailableException
+		fillBody:         bedrockInvokeBody,
+		streamOutput: func() (string, stream.Output) {
+			return stream.EventStreamContentType, newEventStreamOutput(true)
+		},
+		aws: true,
 	},
 }
 

@@ -38,7 +38,7 @@ func TestTranscodeMemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	from := translate.ProtocolOpenAIChat
-	for _, to := range translate.Protocols() {
+	for _, to := range translate.ClientProtocols() {
 		memo, ref := NewTranscodeMemo(SSEFramer, SSEOutput, newStreamDecoder(from), newStreamEncoder(to), body)
 		if got, live := memo.RunLive(SSEFramer(), SSEOutput(), [][]byte{body[:100], body[100:]}); !bytes.Equal(got, ref) || live != -1 {
 			t.Errorf("%s: same events: went live at %d, output equal %v", to, live, bytes.Equal(got, ref))
