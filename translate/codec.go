@@ -206,11 +206,12 @@ type BackendOnlyCodec interface {
 }
 
 // ClientProtocols lists the registered protocols a client can speak:
-// every one but those of BackendOnlyCodecs.
+// every one but those of BackendOnlyCodecs and the cloud-hosted variants
+// (which no client speaks: they share their codec's client side).
 func ClientProtocols() []Protocol {
 	out := make([]Protocol, 0, len(codecs))
 	for p, c := range codecs {
-		if _, backendOnly := c.(BackendOnlyCodec); !backendOnly {
+		if _, backendOnly := c.(BackendOnlyCodec); !backendOnly && !hostedVariants[p] {
 			out = append(out, p)
 		}
 	}
