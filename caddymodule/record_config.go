@@ -203,14 +203,14 @@ func (l *Louter) unmarshalRecord(d *caddyfile.Dispenser) error {
 		}
 		switch opt {
 		case "max_size", "max_exchange_size":
-			n, err := humanize.ParseBytes(v)
-			if err != nil || n == 0 || n > 1<<50 {
-				return d.Errf("invalid %s %q", opt, v)
+			n, err := parseByteSize(d, opt, v)
+			if err != nil {
+				return err
 			}
 			if opt == "max_size" {
-				c.MaxSize = int64(n)
+				c.MaxSize = n
 			} else {
-				c.MaxExchangeSize = int64(n)
+				c.MaxExchangeSize = n
 			}
 		case "max_files", "queue_size":
 			var n int
@@ -235,3 +235,13 @@ var (
 	_ caddy.CleanerUpper = (*Louter)(nil)
 	_ caddy.Destructor   = recordWriter{}
 )
+
+// parseByteSize reads a Caddyfile size option's value ("256MiB", "1GB"):
+// positive and at most 1 PiB, else an error naming the option.
+func parseByteSize(d *caddyfile.Dispenser, opt, v string) (int64, error) {
+	n, err := humanize.ParseBytes(v)
+	if err != nil || n == 0 || n > 1<<50 {
+		return 0, d.Errf("invalid %s %q", opt, v)
+	}
+	return int64(n), nil
+}

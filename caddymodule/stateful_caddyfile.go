@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/dustin/go-humanize"
 )
 
 // unmarshalState parses the stored_responses subdirective:
@@ -37,14 +36,14 @@ func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
 		}
 		switch opt {
 		case "max_stored_bytes", "websocket_max_bytes":
-			n, err := humanize.ParseBytes(v)
-			if err != nil || n == 0 || n > 1<<50 {
-				return d.Errf("invalid %s %q", opt, v)
+			n, err := parseByteSize(d, opt, v) // record_config.go
+			if err != nil {
+				return err
 			}
 			if opt == "max_stored_bytes" {
-				c.MaxStoredBytes = int64(n)
+				c.MaxStoredBytes = n
 			} else {
-				c.WebSocketMaxBytes = int64(n)
+				c.WebSocketMaxBytes = n
 			}
 		case "ttl", "websocket_max_age":
 			dur, err := caddy.ParseDuration(v)
