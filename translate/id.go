@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"hash/fnv"
+	"unicode/utf8"
 )
 
 // newID returns prefix followed by 24 random hex digits, the shape of the
@@ -24,9 +25,12 @@ func NewCallID() string { return newID("call_") }
 // boundToolID returns id when it has at most limit bytes, and otherwise
 // toolIDStandIn's stand-in for it. Backends limit ids (OpenAI Chat to 40
 // bytes, Responses to 64) that clients do not: a signature folded into an
-// id (geminiJoinCallID, oaiFoldThinking) runs to hundreds of bytes.
+// id (geminiJoinCallID, oaiFoldThinking) runs to hundreds of bytes. An id
+// that is not valid UTF-8 gets a stand-in too, however short: each invalid
+// byte is written as U+FFFD, three bytes, so 14 of them would reach the
+// backend as 42.
 func boundToolID(id string, limit int) string {
-	if len(id) <= limit {
+	if len(id) <= limit && utf8.ValidString(id) {
 		return id
 	}
 	return toolIDStandIn(id, limit)

@@ -57,6 +57,9 @@ var hostileIDSeeds = []string{
 	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"id":"é\u0000\"-th-x","name":"f"},"thought_signature":"%%%"}]},{"role":"user","parts":[{"function_response":{"id":"é\u0000\"-th-x","name":"f","response":{"error":"no"}}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a","thought":true},{"text":"b","thought":true},{"text":"","thought":true,"thoughtSignature":"AAAA"},{"text":"c","thought":true,"thoughtSignature":"BBBB"},{"text":"said"},{"text":"d","thought":true},{"functionCall":{"name":"f"}}]}],"generationConfig":{"thinkingConfig":{"thinkingBudget":2048}}}`,
 	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a","thought":true}]},{"role":"model","parts":[{"text":"b","thought":true}]},{"role":"model","parts":[{"text":"","thoughtSignature":"AAAA"}]},{"role":"model","parts":[{"functionCall":{"name":"f"}}]}]}`,
+	// Found by the fuzzer in CI: 14 bytes that are not UTF-8 were written
+	// as 14 U+FFFD, 42 bytes, past OpenAI Chat's 40.
+	`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"id":"` + strings.Repeat("\xff", 14) + `","name":"f"}}]},{"role":"user","parts":[{"functionResponse":{"id":"` + strings.Repeat("\xff", 14) + `","name":"f","response":{}}}]}]}`,
 	`{"contents":[{"role":"user","parts":[{"text":"a","thought":true},{"text":"b","thought":true,"thoughtSignature":"AAAA"}]},{"role":"model","parts":[{"text":"","thoughtSignature":"skip_thought_signature_validator"},{"text":"x","thought":false,"thoughtSignature":"AAAA"}]}]}`,
 }
 
