@@ -28,7 +28,9 @@ func init() {
 //	  "key_configured": true}], "routes": [{"match": "gpt-*",
 //	  "backend": "openai"}]}]}
 //
-// Keys are never shown, only whether one is configured. With ?probe=1 each
+// Keys are never shown, only whether one is configured; a backend that
+// authenticates through an auth module (aws_sigv4, google, azure) has
+// "auth" set to the module's name instead, and key_configured false. With ?probe=1 each
 // backend is also asked for its model list (GET {base_path}/models through
 // its own upstream handler, with its key), concurrently and within
 // diagnosticsProbeTimeout, and its entry gets a "probe" object: reachable,
@@ -109,6 +111,7 @@ type diagBackend struct {
 	BasePath       string     `json:"base_path"`
 	Upstreams      []string   `json:"upstreams,omitempty"`
 	KeyConfigured  bool       `json:"key_configured"`
+	Auth           string     `json:"auth,omitempty"`
 	PassClientAuth bool       `json:"pass_client_auth,omitempty"`
 	Probe          *diagProbe `json:"probe,omitempty"`
 }
@@ -172,6 +175,7 @@ func describeHandler(l *Louter) diagHandler {
 			BasePath:       b.basePath,
 			Upstreams:      upstreamDials(b.upstream),
 			KeyConfigured:  b.apiKey != "",
+			Auth:           authName(b.auth),
 			PassClientAuth: b.PassClientAuth,
 		})
 	}
@@ -247,6 +251,16 @@ func probeBackend(parent context.Context, srv *caddyhttp.Server, b *Backend) *di
 	}
 	p.Reachable, p.Status = true, rec.status
 	return p
+}
+
+// authName is the name of a's module ("aws_sigv4" for
+// http.handlers.louter.auth.aws_sigv4), or "" when there is none.
+func authName(a BackendAuth) string {
+	m, ok := a.(caddy.Module)
+	if !ok {
+		return ""
+	}
+	return m.CaddyModule().ID.Name()
 }
 
 // Interface guard

@@ -530,9 +530,18 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 	if len(backends) != 7 {
 		t.Fatalf("%d backends in %s", len(backends), body)
 	}
+	auths := map[string]int{}
 	for _, b := range backends {
+		auths[b.Get("auth").Str]++
 		if !b.Get("probe.reachable").Bool() {
 			t.Errorf("%s not reachable: %s", b.Get("name").Str, b.Raw)
+		}
+	}
+	// A backend signed by an auth module names it (it has no key of its
+	// own to report as configured).
+	for _, name := range []string{"google", "azure"} {
+		if auths[name] == 0 {
+			t.Errorf("no backend reports auth %q: %v", name, auths)
 		}
 	}
 	// Each probe carried the backend's credential: the front refused none
