@@ -237,4 +237,3 @@ func jsonRepeatsMember(v gjson.Result) bool {
 	})
 	return repeats
 }
-
