@@ -48,7 +48,10 @@ import (
 // tools in force mid-conversation. ApplyToolChanges rewrites req, decoded
 // from body by the same codec, into the equivalent request with one tool
 // list, for a backend of another protocol; the error is a 400 for a change
-// the protocol does not allow.
+// the protocol does not allow. req must be the Request the codec's
+// DecodeRequest returned for body (or a copy of it): the decoder notes on
+// it where the changes are, and a Request built otherwise is left as it
+// is. The changes are applied once; a second call changes nothing.
 type ToolChangeCodec interface {
 	ApplyToolChanges(body []byte, req *Request) *Error
 }
