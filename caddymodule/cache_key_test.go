@@ -5,20 +5,13 @@ import (
 	"testing"
 
 	"github.com/tidwall/sjson"
-
-	"github.com/louter/louter/translate"
 )
 
 // appendKeyMember writes what sjson's SetBytes writes for a member the
 // body lacks, byte for byte, and, on a translated Claude Code request,
 // in the encoder's buffer without a copy.
 func TestAppendKeyMember(t *testing.T) {
-	from, _ := translate.Lookup(translate.ProtocolAnthropic)
-	to, _ := translate.Lookup(translate.ProtocolOpenAIChat)
-	translated, _, err := translate.TranslateRequest([]byte(readClaudeCodeTurn(t)), nil, &translate.RequestRoute{Client: from, Backend: to, Model: "m", BackendModel: "gpt-4o"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	translated := claudeCodeTurnOpenAI(t)
 	const member, key = "prompt_cache_key", "louter-0123456789abcdef0123456789abcdef"
 	for _, body := range [][]byte{[]byte(`{}`), []byte(`{"a":1}`), []byte(`{"a":{"b":"}"}}`), translated} {
 		want, err := sjson.SetBytes(bytes.Clone(body), member, key)
