@@ -132,6 +132,7 @@ type anthRequestDecoder struct {
 	body        []byte
 	req         *Request
 	sawMessages bool
+	toolRef     bool            // the message being read has a tool_reference in a tool_result
 	depth       int             // nesting of block arrays being decoded
 	arena       strings.Builder // backs the small unescaped strings (see keep)
 	scratch     []byte          // unescaped text before keep copies it out

@@ -126,6 +126,7 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 	}
 	var role jsonSpan
 	var content anthContent
+	d.toolRef = false
 	m := jsonOpenObject(d.body, at)
 	for {
 		name, esc, ok := m.next()
@@ -182,6 +183,11 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 	}
 	if msg.Role == RoleSystem {
 		msg.Parts = d.textOnly(msg.Parts, "messages.content")
+	}
+	if content.span.kind == jsonArray && (msg.Role == RoleSystem || msg.Role == RoleUser && d.toolRef) {
+		// Blocks that may change the tools (tool_changes.go).
+		tc := d.toolChanges()
+		tc.messages = append(tc.messages, toolChangeMessage{index: i, role: msg.Role, start: content.span.start, end: content.span.end})
 	}
 	d.req.Messages = append(d.req.Messages, msg)
 	return m.i, nil
@@ -413,6 +419,12 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 	typ := d.gstr(f.typ)
 	if typ != "tool_result" {
 		d.forget(&f.content)
+	}
+	switch typ {
+	case "tool_addition", "tool_removal", "tool_reference":
+		// Changes of the tools in force (tool_changes.go).
+		d.toolChanges().changes = true
+		d.toolRef = d.toolRef || typ == "tool_reference" && where == anthInToolResult
 	}
 	if where == anthInToolResult {
 		switch typ {

@@ -1,5 +1,7 @@
 package translate
 
+import "strings"
+
 // tools decodes the tool array at d.body[at] and returns the index after
 // it. Client tools ("custom" or no type) are kept; Anthropic server tools
 // (web_search_…, bash_…, text_editor_…, …) run on Anthropic's side and
@@ -67,6 +69,10 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 			if v.kind != jsonNull {
 				extra = append(extra, key)
 			}
+			if key == "defer_loading" && v.kind != jsonNull {
+				d.toolChanges().changes = true
+				tool.deferred = d.result(v).Bool()
+			}
 		}
 	}
 	if m.bad {
@@ -74,6 +80,9 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 	}
 	if t := d.str(typ); t != "" && t != "custom" {
 		req.Drop("tools", "server tool "+t+" is not translated")
+		// A tool change may still name it.
+		tc := d.toolChanges()
+		tc.serverTools = append(tc.serverTools, strings.Clone(d.gstr(name)))
 		return m.i, nil
 	}
 	if name.kind != jsonString || name.start == name.end {
@@ -95,4 +104,13 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 	}
 	req.Tools = append(req.Tools, tool)
 	return m.i, nil
+}
+
+// toolChanges returns the notes the request keeps for ApplyToolChanges,
+// creating them.
+func (d *anthRequestDecoder) toolChanges() *toolChangeNotes {
+	if d.req.toolChanges == nil {
+		d.req.toolChanges = &toolChangeNotes{}
+	}
+	return d.req.toolChanges
 }

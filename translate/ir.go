@@ -118,6 +118,9 @@ type Tool struct {
 	// descForm is the escaped form Description was decoded from, as
 	// Part.textForm is Text's.
 	descForm jsonForm
+	// deferred is an Anthropic tool declared with "defer_loading": true,
+	// in force only once a tool_reference loads it (tool_changes.go).
+	deferred bool
 }
 
 // ToolChoiceMode is how the model may use tools.
@@ -214,6 +217,10 @@ type Request struct {
 	// The field is one the codec names, except for a member the protocol
 	// does not define, whose reason is DropUnknown.
 	Dropped []string
+
+	// toolChanges is where the client's decoder found tool changes, for
+	// its ToolChangeCodec (tool_changes.go); nil when it found none.
+	toolChanges *toolChangeNotes
 }
 
 // DropUnknown is the reason a decoder records for a member its protocol
