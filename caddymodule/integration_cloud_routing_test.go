@@ -12,12 +12,7 @@ import (
 
 var cloudRoutingCaddyfile = cloudSite("cloud-mock-routing",
 	vertexBackend("vtx_broken", "vertex_anthropic", "{FOREIGN}")+
-		vertexBackend("vtx_claude", "vertex_anthropic", "{CREDS}")+`
-		backend az_v1 {
-			protocol azure_openai
-			api_key {env.LOUTER_TEST_AZURE_KEY}
-			reverse_proxy {FRONT}
-		}
+		vertexBackend("vtx_claude", "vertex_anthropic", "{CREDS}")+azureKeyBackend+`
 		model claude-sonnet-4-5 vtx_broken claude-sonnet-4-5@20250929 {
 			fallback az_v1 my-gpt-deployment
 		}

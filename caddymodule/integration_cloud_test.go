@@ -14,7 +14,6 @@ package caddymodule_test
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -56,6 +55,14 @@ func cloudSite(mock, directives string) string {
 ` + mockSite(":{PORT1}", mock)
 }
 
+// azureKeyBackend is Azure OpenAI's v1 API with an API key.
+const azureKeyBackend = `
+		backend az_v1 {
+			protocol azure_openai
+			api_key {env.LOUTER_TEST_AZURE_KEY}
+			reverse_proxy {FRONT}
+		}`
+
 var cloudCaddyfile = cloudSite("cloud-mock",
 	vertexBackend("vtx_claude", "vertex_anthropic", "{CREDS}")+
 		vertexBackend("vtx_gemini", "vertex_gemini", "{CREDS}")+`
@@ -64,11 +71,7 @@ var cloudCaddyfile = cloudSite("cloud-mock",
 			api_key {env.LOUTER_TEST_VERTEX_EXPRESS_KEY}
 			reverse_proxy {FRONT}
 		}
-		backend az_v1 {
-			protocol azure_openai
-			api_key {env.LOUTER_TEST_AZURE_KEY}
-			reverse_proxy {FRONT}
-		}
+`+azureKeyBackend+`
 		backend az_classic {
 			protocol azure_openai
 			azure {
@@ -418,15 +421,7 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 	ce := startCloudEnv(t, cloudCaddyfile, admin)
 	testcaddy.WaitListening(t, admin)
 	ce.front.Requests()
-	resp, err := http.Get("http://127.0.0.1:" + itoa(admin) + "/louter/diagnostics?probe=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
-	}
+	body := testcaddy.Get(t, testcaddy.URL(admin)+"/louter/diagnostics?probe=1")
 	for _, s := range []string{cloudAzureKey, cloudAzureSecret, cloudExpressKey, "ya29.louter-test-", "entra-louter-test-"} {
 		if strings.Contains(string(body), s) {
 			t.Errorf("the report shows %q", s)

@@ -45,14 +45,22 @@ func Do(tb testing.TB, method, url, body string, header ...string) (int, []byte)
 	return resp.StatusCode, b
 }
 
+// Get is a GET that must answer 200: it returns the body, and fails the
+// test on any other status.
+func Get(tb testing.TB, url string, header ...string) []byte {
+	tb.Helper()
+	status, body := Do(tb, http.MethodGet, url, "", header...)
+	if status != http.StatusOK {
+		tb.Fatalf("GET %s: status %d: %.500s", url, status, body)
+	}
+	return body
+}
+
 // Scrape reads a Prometheus text endpoint (Caddy's metrics): every
 // series, its name with its labels as exposed, to its value.
 func Scrape(tb testing.TB, url string) map[string]float64 {
 	tb.Helper()
-	status, body := Do(tb, http.MethodGet, url, "")
-	if status != http.StatusOK {
-		tb.Fatalf("GET %s: status %d: %.500s", url, status, body)
-	}
+	body := Get(tb, url)
 	out := map[string]float64{}
 	for _, line := range strings.Split(string(body), "\n") {
 		if line == "" || line[0] == '#' {
