@@ -145,9 +145,7 @@ func startConverseEnv(t *testing.T) (*env, *converseServer) {
 	cs := &converseServer{}
 	srv := httptest.NewServer(cs)
 	t.Cleanup(srv.Close)
-	ports := testcaddy.Start(t, strings.ReplaceAll(converseCaddyfile, "{CONVERSE}", strings.TrimPrefix(srv.URL, "http://")))
-	testcaddy.WaitListening(t, ports[1])
-	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}, cs
+	return startMockEnv(t, testcaddy.Options{}, strings.ReplaceAll(converseCaddyfile, "{CONVERSE}", strings.TrimPrefix(srv.URL, "http://")), 1), cs
 }
 
 // TestIntegrationBedrockConverse drives the Converse backend with each

@@ -19,8 +19,6 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 	"google.golang.org/genai"
-
-	"github.com/louter/louter/internal/testcaddy"
 )
 
 // The secrets the tests configure; none may appear in a log line or a
@@ -107,11 +105,8 @@ func startBedrockEnv(t *testing.T) *bedrockEnv {
 	t.Helper()
 	setBedrockEnv(t)
 	out := newCaddyOutput(t)
-	ports := testcaddy.StartWith(t, out.options(), strings.ReplaceAll(bedrockCaddyfile, "{RECORD}", out.recordDir))
-	testcaddy.WaitListening(t, ports[1])
-	testcaddy.WaitListening(t, ports[2])
 	return &bedrockEnv{
-		env:         &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1]), testcaddy.URL(ports[2])}},
+		env:         startMockEnv(t, out.options(), strings.ReplaceAll(bedrockCaddyfile, "{RECORD}", out.recordDir), 2),
 		caddyOutput: out,
 	}
 }
