@@ -58,10 +58,7 @@ const diagnosticsProbeTimeout = 5 * time.Second
 // liveHandlers are the provisioned louter handlers of the running
 // config(s), with the HTTP server each belongs to (reverse_proxy needs one
 // in a request's context). A handler leaves when its config is unloaded.
-var liveHandlers struct {
-	sync.Mutex
-	list []liveHandler
-}
+var liveHandlers registry[liveHandler]
 
 type liveHandler struct {
 	l      *Louter
@@ -83,16 +80,12 @@ func (l *Louter) registerDiagnostics(ctx caddy.Context) {
 	if srv == nil {
 		return
 	}
-	liveHandlers.Lock()
-	liveHandlers.list = append(liveHandlers.list, liveHandler{l: l, server: srv})
-	liveHandlers.Unlock()
+	liveHandlers.add(liveHandler{l: l, server: srv})
 }
 
 // unregisterDiagnostics takes l off the diagnostics endpoint's list.
 func (l *Louter) unregisterDiagnostics() {
-	liveHandlers.Lock()
-	defer liveHandlers.Unlock()
-	liveHandlers.list = slices.DeleteFunc(liveHandlers.list, func(h liveHandler) bool { return h.l == l })
+	liveHandlers.removeIf(func(h liveHandler) bool { return h.l == l })
 }
 
 // diagnosticsReport is the answer of GET /louter/diagnostics.
@@ -135,9 +128,7 @@ func serveDiagnostics(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed", r.Method)}
 	}
-	liveHandlers.Lock()
-	live := slices.Clone(liveHandlers.list)
-	liveHandlers.Unlock()
+	live := liveHandlers.all()
 
 	probe := r.URL.Query().Get("probe") == "1"
 	rep := diagnosticsReport{Handlers: []diagHandler{}}
