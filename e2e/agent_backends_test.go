@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -16,63 +17,91 @@ import (
 // front of the mock, and how each backend protocol carries the shell
 // command's output back to the model.
 
-// backendToolResults finds the command's output ("louter-ok") as a tool
-// result in a backend request body, per backend protocol.
-var backendToolResults = map[string]func(body gjson.Result) bool{
-	"openai_chat":      chatToolResult,
-	"anthropic":        anthropicToolResult,
-	"gemini":           geminiToolResult,
-	"openai_responses": responsesToolResult,
+// backendWire is how a backend protocol's request body carries what the
+// agent tests look for.
+type backendWire struct {
+	// toolResult reports whether a tool result holds text.
+	toolResult func(body gjson.Result, text string) bool
+	// tool returns the declaration of the named tool, with its JSON
+	// schema at the schema path; a result that does not exist if none.
+	tool   func(body gjson.Result, name string) gjson.Result
+	schema string
+	// call is a member only a model's tool call writes.
+	call string
+}
+
+// backendWires are the backend protocols' bodies, by protocol.
+var backendWires = map[string]backendWire{
+	"openai_chat": {
+		toolResult: func(body gjson.Result, text string) bool {
+			return anyOf(body.Get("messages"), func(m gjson.Result) bool {
+				return m.Get("role").Str == "tool" && strings.Contains(m.Get("content").Raw, text)
+			})
+		},
+		tool:   declaredBy("tools.#(function.name==%q)"),
+		schema: "function.parameters",
+		call:   `"tool_calls"`,
+	},
+	"anthropic": {
+		toolResult: anthropicToolResultWith,
+		tool:       declaredBy("tools.#(name==%q)"),
+		schema:     "input_schema",
+		call:       `"tool_use"`,
+	},
+	"gemini": {
+		toolResult: func(body gjson.Result, text string) bool {
+			return anyOf(body.Get("contents.#.parts|@flatten"), func(p gjson.Result) bool {
+				return strings.Contains(p.Get("functionResponse.response.output").Str, text)
+			})
+		},
+		tool:   declaredBy("tools.#.functionDeclarations|@flatten|#(name==%q)"),
+		schema: "parametersJsonSchema",
+		call:   `"functionCall"`,
+	},
+	"openai_responses": {
+		toolResult: func(body gjson.Result, text string) bool {
+			return anyOf(body.Get("input"), func(it gjson.Result) bool {
+				return it.Get("type").Str == "function_call_output" && strings.Contains(it.Get("output").Raw, text)
+			})
+		},
+		tool:   declaredBy("tools.#(name==%q)"),
+		schema: "parameters",
+		call:   `"function_call"`,
+	},
+}
+
+// declaredBy returns a tool lookup by a gjson path with the name's place
+// as %q.
+func declaredBy(path string) func(body gjson.Result, name string) gjson.Result {
+	return func(body gjson.Result, name string) gjson.Result { return body.Get(fmt.Sprintf(path, name)) }
+}
+
+// anyOf reports whether f holds for an element of the array a.
+func anyOf(a gjson.Result, f func(gjson.Result) bool) bool {
+	found := false
+	a.ForEach(func(_, e gjson.Result) bool {
+		found = f(e)
+		return !found
+	})
+	return found
 }
 
 // chatToolResult finds the command's output in an OpenAI Chat body, as a
 // tool message.
 func chatToolResult(body gjson.Result) bool {
-	found := false
-	body.Get("messages").ForEach(func(_, m gjson.Result) bool {
-		found = m.Get("role").Str == "tool" && strings.Contains(m.Get("content").Raw, "louter-ok")
-		return !found
-	})
-	return found
+	return backendWires["openai_chat"].toolResult(body, "louter-ok")
 }
 
 // anthropicToolResult finds the command's output in an Anthropic Messages
 // body (also Bedrock's InvokeModel body).
-func anthropicToolResult(body gjson.Result) bool {
-	found := false
-	body.Get("messages").ForEach(func(_, m gjson.Result) bool {
-		m.Get("content").ForEach(func(_, b gjson.Result) bool {
-			found = b.Get("type").Str == "tool_result" && strings.Contains(b.Get("content").Raw, "louter-ok")
-			return !found
-		})
-		return !found
-	})
-	return found
-}
+func anthropicToolResult(body gjson.Result) bool { return anthropicToolResultWith(body, "louter-ok") }
 
-// geminiToolResult finds the command's output in a Gemini body, as a
-// functionResponse's output.
-func geminiToolResult(body gjson.Result) bool {
-	found := false
-	body.Get("contents").ForEach(func(_, c gjson.Result) bool {
-		c.Get("parts").ForEach(func(_, p gjson.Result) bool {
-			found = strings.Contains(p.Get("functionResponse.response.output").Str, "louter-ok")
-			return !found
-		})
-		return !found
+// anthropicToolResultWith reports whether an Anthropic Messages body has
+// a tool_result containing text.
+func anthropicToolResultWith(body gjson.Result, text string) bool {
+	return anyOf(body.Get("messages.#.content|@flatten"), func(b gjson.Result) bool {
+		return b.Get("type").Str == "tool_result" && strings.Contains(b.Get("content").Raw, text)
 	})
-	return found
-}
-
-// responsesToolResult finds the command's output in a Responses body, as
-// a function_call_output item.
-func responsesToolResult(body gjson.Result) bool {
-	found := false
-	body.Get("input").ForEach(func(_, it gjson.Result) bool {
-		found = it.Get("type").Str == "function_call_output" && strings.Contains(it.Get("output").Raw, "louter-ok")
-		return !found
-	})
-	return found
 }
 
 // startAgentSite starts louter with one backend of the given protocol in
@@ -122,7 +151,7 @@ func checkBackendTurn(t *testing.T, mockPort int, protocol, clientKey string) []
 		if h := req.Get("headers").Raw; strings.Contains(h, clientKey) || !strings.Contains(h, "backend-secret") {
 			t.Errorf("backend request without the backend's key, or with the client's: %s", h)
 		}
-		sawResult = sawResult || backendToolResults[protocol](req.Get("body"))
+		sawResult = sawResult || backendWires[protocol].toolResult(req.Get("body"), "louter-ok")
 	}
 	if !sawResult {
 		t.Fatalf("no backend request carried the command's output as a tool result:\n%s", journal[len(journal)-1].Raw)

@@ -174,12 +174,11 @@ func TestClaudeCodeThroughBedrock(t *testing.T) {
 	}
 }
 
-// runClaudeEcho runs Claude Code headless against baseURL, asks it to run
-// "echo louter-ok", and fails the test unless Claude Code's own transcript
-// shows the Bash tool called with that command and its output coming back.
-func runClaudeEcho(t *testing.T, claude, baseURL string) {
+// runClaude runs Claude Code headless (-p, stream-json) against baseURL
+// with env added, fails the test if it fails, and returns its output.
+func runClaude(t *testing.T, claude, baseURL, prompt string, env []string, args ...string) (stdout, stderr string) {
 	t.Helper()
-	stdout, stderr, err := runIsolated(t, claude, []string{
+	stdout, stderr, err := runIsolated(t, claude, append([]string{
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"ANTHROPIC_API_KEY=sk-ant-client-dummy",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -191,11 +190,20 @@ func runClaudeEcho(t *testing.T, claude, baseURL string) {
 		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
 		"IS_SANDBOX=1",
 		"CLAUDE_CODE_MAX_RETRIES=1",
-	}, "-p", `Run the shell command "echo louter-ok" and tell me its output.`,
-		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose")
+	}, env...), append([]string{"-p", prompt,
+		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose"}, args...)...)
 	if err != nil {
 		t.Fatalf("claude failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
+	return stdout, stderr
+}
+
+// runClaudeEcho runs Claude Code headless against baseURL, asks it to run
+// "echo louter-ok", and fails the test unless Claude Code's own transcript
+// shows the Bash tool called with that command and its output coming back.
+func runClaudeEcho(t *testing.T, claude, baseURL string) {
+	t.Helper()
+	stdout, stderr := runClaude(t, claude, baseURL, `Run the shell command "echo louter-ok" and tell me its output.`, nil)
 
 	t.Logf("Claude Code transcript:\n%s", stdout)
 	var ranBash, gotResult bool
