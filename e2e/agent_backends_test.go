@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
