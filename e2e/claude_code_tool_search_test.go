@@ -36,6 +36,8 @@ func TestClaudeCodeToolSearchMCP(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			url, mockPort := startAgentSite(t, backend, "claude-tool-search-"+backend)
 			stdout, stderr := runClaude(t, claude, url, `Call the tool "`+tool+`" and tell me what it returns.`,
+				// Tool search is 2.1.330's default behind any base URL;
+				// set explicitly, so the test does not hang on that.
 				[]string{"ENABLE_TOOL_SEARCH=true"}, "--mcp-config", cfg, "--strict-mcp-config")
 			t.Logf("Claude Code transcript:\n%s", stdout)
 
