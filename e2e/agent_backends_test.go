@@ -12,10 +12,9 @@ import (
 	"github.com/louter/louter/internal/testcaddy"
 )
 
-// The agents that speak one protocol and are checked on all four
-// backends (opencode, qwen-code) share what is below: a louter site in
-// front of the mock, and how each backend protocol carries the shell
-// command's output back to the model.
+// The agent tests share what is below: a louter site in front of the
+// mock, how each backend protocol's body carries tools and tool results,
+// and the backend-side checks of a turn.
 
 // backendWire is how a backend protocol's request body carries what the
 // agent tests look for.

@@ -54,6 +54,7 @@ func TestOpencodeThroughLouter(t *testing.T) {
 		{"openai-compatible provider to gemini", "@ai-sdk/openai-compatible", "/v1", "gpt-5.5", "gemini"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // -parallel runs (GOMAXPROCS) at a time: the agent's start-up waits as much as it computes
 			url, mockPort := startAgentSite(t, tc.backend, "opencode-"+strings.ReplaceAll(tc.name, " ", "-"))
 			// opencode run joins its arguments with spaces and quotes one
 			// that holds a space: one word each keeps the prompt as is.

@@ -35,6 +35,7 @@ func TestQwenCodeThroughLouter(t *testing.T) {
 	}
 	for _, backend := range []string{"openai_chat", "anthropic", "gemini", "openai_responses"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel() // -parallel runs (GOMAXPROCS) at a time: the agent's start-up waits as much as it computes
 			url, mockPort := startAgentSite(t, backend, "qwen-code-"+backend)
 			home := t.TempDir()
 			if err := os.MkdirAll(filepath.Join(home, ".qwen"), 0o755); err != nil {
