@@ -149,8 +149,8 @@ func TestIntegrationContextEdits(t *testing.T) {
 	for _, tt := range []struct {
 		model, backend string
 		applied        bool   // louter applied the edits and reports them
-		results string // gjson path of the backend's tool results, one per round
-		native  bool   // the backend got context_management as sent
+		results        string // gjson path of the backend's tool results, one per round
+		native         bool   // the backend got context_management as sent
 	}{
 		{"via-openai", "oai", true, `body.messages.#(role=="tool")#.content`, false},
 		{"via-gemini", "gem", true, `body.contents.#.parts.#.functionResponse.response.output|@flatten`, false},
