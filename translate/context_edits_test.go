@@ -318,3 +318,23 @@ func (w *frameRecorder) WriteFrame(name string, data []byte) {
 	}
 	w.data[name] = append([]byte(nil), data...)
 }
+
+// ExampleEditContext applies a client's clear_tool_uses edit for an OpenAI
+// Chat backend, as louter does before translating the request.
+func ExampleEditContext() {
+	anthropic, _ := Lookup(ProtocolAnthropic)
+	body := toolSession(3, 400, `{"edits":[{"type":"clear_tool_uses_20250919",
+		"trigger":{"type":"tool_uses","value":2},"keep":{"type":"tool_uses","value":1}}]}`, "Read")
+	req, _ := anthropic.DecodeRequest([]byte(body))
+	if err := EditContext(req, ProtocolOpenAIChat, ContextAuto, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, a := range req.ContextManagement.Applied {
+		fmt.Printf("%s: %d tool uses, ~%d tokens\n", a.Type, a.ClearedToolUses, a.ClearedInputTokens)
+	}
+	fmt.Println(req.Messages[2].Parts[0].ToolResult.Content[0].Text)
+	// Output:
+	// clear_tool_uses_20250919: 2 tool uses, ~178 tokens
+	// [tool result cleared by context management]
+}
