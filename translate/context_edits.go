@@ -3,6 +3,7 @@ package translate
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -322,7 +323,7 @@ func countSetting(v gjson.Result, path, defKind string, def int, kinds ...string
 		return "", 0, anthBadParam(path, path+": must be an object with type and value")
 	}
 	kind := v.Get("type").String()
-	if !slicesContains(kinds, kind) {
+	if !slices.Contains(kinds, kind) {
 		return "", 0, anthBadParam(path+".type", fmt.Sprintf("%s.type: %q is not one of %s", path, kind, strings.Join(kinds, ", ")))
 	}
 	n := v.Get("value")
@@ -348,15 +349,6 @@ func nameSet(v gjson.Result, path string) (map[string]bool, *Error) {
 		set[n.Str] = true
 	}
 	return set, nil
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // roughTokens is the count EditContext uses without a better one: a

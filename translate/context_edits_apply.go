@@ -7,27 +7,43 @@ import "fmt"
 // that removed nothing returns a zero AppliedEdit and is not reported.
 
 // clearThinking applies clear_thinking_20251015: the thinking of every
-// assistant message but the newest ed.keep that have some is removed.
-// A message whose only content is thinking keeps it (removing it would
-// leave an empty turn, which backends refuse).
+// assistant turn but the newest ed.keep that have some is removed. A turn
+// is what the assistant says between two user messages with content of
+// their own: its tool calls, and its messages after their results, are
+// one turn, as in Anthropic's count of thinking turns. A message whose
+// only content is thinking keeps it (removing it would leave an empty
+// message, which backends refuse).
 func clearThinking(req *Request, ed *contextEdit, count func(*Request) int) AppliedEdit {
 	if ed.keepAll {
 		return AppliedEdit{}
 	}
-	var turns []int // assistant messages with thinking, newest first
-	for i := len(req.Messages) - 1; i >= 0; i-- {
+	turn := make([]int, len(req.Messages)) // each message's turn
+	var withThinking []int                 // the turns with thinking, oldest first
+	t := 0
+	for i := range req.Messages {
 		m := &req.Messages[i]
-		if m.Role == RoleAssistant && hasThinking(m.Parts) {
-			turns = append(turns, i)
+		if m.Role == RoleUser && !onlyToolResults(m.Parts) {
+			t++
+		}
+		turn[i] = t
+		if m.Role == RoleAssistant && hasThinking(m.Parts) && (len(withThinking) == 0 || withThinking[len(withThinking)-1] != t) {
+			withThinking = append(withThinking, t)
 		}
 	}
-	if len(turns) <= ed.keep {
+	if len(withThinking) <= ed.keep {
 		return AppliedEdit{}
 	}
+	firstKept := t + 1 // keep 0: no turn keeps its thinking
+	if ed.keep > 0 {
+		firstKept = withThinking[len(withThinking)-ed.keep]
+	}
 	before := count(req)
-	cleared := 0
 	msgs := cloneMessages(req.Messages)
-	for _, i := range turns[ed.keep:] {
+	cleared := map[int]bool{}
+	for i := range msgs {
+		if turn[i] >= firstKept || msgs[i].Role != RoleAssistant || !hasThinking(msgs[i].Parts) {
+			continue
+		}
 		kept := make([]Part, 0, len(msgs[i].Parts))
 		for _, p := range msgs[i].Parts {
 			if p.Type != PartThinking && p.Type != PartRedactedThinking {
@@ -38,13 +54,24 @@ func clearThinking(req *Request, ed *contextEdit, count func(*Request) int) Appl
 			continue
 		}
 		msgs[i].Parts = kept
-		cleared++
+		cleared[turn[i]] = true
 	}
-	if cleared == 0 {
+	if len(cleared) == 0 {
 		return AppliedEdit{}
 	}
 	req.Messages = msgs
-	return AppliedEdit{Type: EditClearThinking, ClearedThinkingTurns: cleared, ClearedInputTokens: max(before-count(req), 0)}
+	return AppliedEdit{Type: EditClearThinking, ClearedThinkingTurns: len(cleared), ClearedInputTokens: max(before-count(req), 0)}
+}
+
+// onlyToolResults reports whether parts hold tool results and nothing
+// else: a user message that continues the assistant's turn.
+func onlyToolResults(parts []Part) bool {
+	for i := range parts {
+		if parts[i].Type != PartToolResult {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 func hasThinking(parts []Part) bool {

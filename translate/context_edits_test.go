@@ -110,21 +110,39 @@ func TestClearToolUses(t *testing.T) {
 	}
 }
 
-// thinkingLeft lists, per assistant message with a tool call, whether its
-// thinking is still there (t) or not (-).
-func thinkingLeft(req *Request) string {
-	var s []string
-	for _, m := range req.Messages {
-		if m.Role != RoleAssistant || len(m.Parts) < 1 || m.Parts[len(m.Parts)-1].Type != PartToolCall {
-			continue
+// thinkingSession is a request of n user turns, each answered by a tool
+// call with thinking and, after its result, a text with thinking.
+func thinkingSession(n int, cm string) string {
+	var b strings.Builder
+	b.WriteString(`{"model":"m","max_tokens":100,"messages":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
 		}
-		if hasThinking(m.Parts) {
-			s = append(s, "t")
-		} else {
-			s = append(s, "-")
+		fmt.Fprintf(&b, `{"role":"user","content":"question %d"}`, i)
+		fmt.Fprintf(&b, `,{"role":"assistant","content":[{"type":"thinking","thinking":"plan %d","signature":"s"},{"type":"tool_use","id":"toolu_%d","name":"Read","input":{}}]}`, i, i)
+		fmt.Fprintf(&b, `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"r"}]}`, i)
+		fmt.Fprintf(&b, `,{"role":"assistant","content":[{"type":"thinking","thinking":"conclude %d","signature":"s"},{"type":"text","text":"answer %d"}]}`, i, i)
+	}
+	fmt.Fprintf(&b, `,{"role":"user","content":"question %d"}],"context_management":%s}`, n, cm)
+	return b.String()
+}
+
+// thinkingLeft lists, per assistant message, whether its thinking is
+// still there (t) or not (-), a space between turns.
+func thinkingLeft(req *Request) string {
+	var s strings.Builder
+	for _, m := range req.Messages {
+		switch {
+		case m.Role == RoleUser && !onlyToolResults(m.Parts):
+			s.WriteString(" ")
+		case m.Role == RoleAssistant && hasThinking(m.Parts):
+			s.WriteString("t")
+		case m.Role == RoleAssistant:
+			s.WriteString("-")
 		}
 	}
-	return strings.Join(s, "")
+	return strings.TrimSpace(s.String())
 }
 
 func TestClearThinking(t *testing.T) {
@@ -132,14 +150,15 @@ func TestClearThinking(t *testing.T) {
 		name, cm, want string
 		turns          int
 	}{
-		{"keep all (Claude Code's default)", `{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}`, "tttt", 0},
-		{"keep 1 by default", `{"edits":[{"type":"clear_thinking_20251015"}]}`, "---t", 3},
-		{"keep 2", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":2}}]}`, "--tt", 2},
-		{"keep 0", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":0}}]}`, "----", 4},
-		{"with clear_tool_uses after it", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":3}},{"type":"clear_tool_uses_20250919","trigger":{"type":"tool_uses","value":1}}]}`, "-ttt", 1},
+		{"keep all (Claude Code's default)", `{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}`, "tt tt tt tt", 0},
+		{"keep 1 by default", `{"edits":[{"type":"clear_thinking_20251015"}]}`, "-- -- -- tt", 3},
+		{"keep 2", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":2}}]}`, "-- -- tt tt", 2},
+		{"keep 0", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":0}}]}`, "-- -- -- --", 4},
+		{"keep more than there are", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":5}}]}`, "tt tt tt tt", 0},
+		{"with clear_tool_uses after it", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":3}},{"type":"clear_tool_uses_20250919","trigger":{"type":"tool_uses","value":1}}]}`, "-- tt tt tt", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			req, e := edited(t, toolSession(4, 100, tt.cm, "Read"), ContextAuto)
+			req, e := edited(t, thinkingSession(4, tt.cm), ContextAuto)
 			if e != nil {
 				t.Fatal(e)
 			}
@@ -157,6 +176,12 @@ func TestClearThinking(t *testing.T) {
 				t.Errorf("applied = %+v, want %d thinking turns cleared first", applied, tt.turns)
 			}
 		})
+	}
+	// One turn of tool calls is one thinking turn, however many calls it
+	// made: keep 1 keeps all of its thinking.
+	req, e := edited(t, toolSession(4, 100, `{"edits":[{"type":"clear_thinking_20251015"}]}`, "Read"), ContextAuto)
+	if e != nil || len(req.ContextManagement.Applied) != 0 {
+		t.Errorf("a single tool-calling turn: %v, applied %+v, want nothing cleared", e, req.ContextManagement.Applied)
 	}
 }
 
