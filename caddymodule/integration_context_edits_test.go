@@ -226,6 +226,26 @@ func TestIntegrationContextEdits(t *testing.T) {
 		}
 	}
 
+	// count_tokens counts the request as louter sends it: with the edits
+	// applied, fewer tokens than without them.
+	count := func(withEdits bool) int64 {
+		t.Helper()
+		p := contextSession("via-openai", rounds)
+		cp := anthropic.BetaMessageCountTokensParams{Model: p.Model, Messages: p.Messages, Betas: p.Betas}
+		if withEdits {
+			cp.ContextManagement = p.ContextManagement
+		}
+		client := anthropicClient(e, "text")
+		n, err := client.Beta.Messages.CountTokens(context.Background(), cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n.InputTokens
+	}
+	if edited, full := count(true), count(false); edited >= full-1000 {
+		t.Errorf("count_tokens with the edits = %d, without = %d: want over 1000 fewer", edited, full)
+	}
+
 	// An edit type louter does not know is the client's 400 naming it,
 	// on a backend where louter applies the edits; the backend is not
 	// asked.
