@@ -336,8 +336,9 @@ func (l *Louter) Validate() error {
 		if b.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
-		errs = append(errs, b.validateVersions(name)...) // anthropic_agents.go
-		if err := checkCloudSettings(b); err != nil {    // vertex.go
+		errs = append(errs, b.validateVersions(name)...)       // anthropic_agents.go
+		errs = append(errs, b.validateContextEditing(name)...) // context_editing.go
+		if err := checkCloudSettings(b); err != nil {          // vertex.go
 			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
 		}
 		if b.Dialect != nil {

@@ -90,6 +90,11 @@ func TestClaudeCodeThroughOpenAIBackend(t *testing.T) {
 		if auth := req.Get("headers.Authorization").String(); !strings.Contains(auth, "Bearer backend-secret") {
 			t.Errorf("backend Authorization = %q, want the configured key", auth)
 		}
+		// Claude Code's context_management (clear_thinking, keep all) is
+		// applied by louter, not sent to a backend that has no such member.
+		if cm := req.Get("body.context_management"); cm.Exists() {
+			t.Errorf("context_management reached the OpenAI backend: %s", cm.Raw)
+		}
 	}
 }
 
@@ -130,6 +135,14 @@ func TestClaudeCodeThroughBedrock(t *testing.T) {
 			t.Errorf("backend request not SigV4-signed: %s", req.Get("headers").Raw)
 		}
 		sawResult = sawResult || anthropicToolResult(req.Get("body"))
+		// Bedrock applies Claude Code's context_management itself, given
+		// its beta in the body.
+		if typ := req.Get("body.context_management.edits.0.type").Str; typ != "clear_thinking_20251015" {
+			t.Errorf("Bedrock body context_management = %s, want Claude Code's", req.Get("body.context_management").Raw)
+		}
+		if betas := req.Get("body.anthropic_beta").Raw; !strings.Contains(betas, `"context-management-2025-06-27"`) {
+			t.Errorf("Bedrock body anthropic_beta = %s, want context-management-2025-06-27", betas)
+		}
 	}
 	if len(journal) < 2 || !sawResult {
 		t.Fatalf("no Bedrock request carried the tool result (%d requests)", len(journal))

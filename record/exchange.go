@@ -94,6 +94,10 @@ type Backend struct {
 	// KeepBillingHeader is the backend's keep_billing_header: a translated
 	// request kept Claude Code's billing line.
 	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
+	// ContextManagement is the backend's context_management setting
+	// (translate.ContextEditing): how Anthropic's context edits reached
+	// it.
+	ContextManagement string `json:"context_management,omitempty"`
 	// CacheKeyMember and CacheKey are the prompt-cache key louter set on
 	// a translated request (prompt_cache_key: a hash of the conversation
 	// and the client, derived from what the recording does not keep).

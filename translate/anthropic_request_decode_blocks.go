@@ -499,6 +499,16 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 
 	case "redacted_thinking":
 		return append(parts, Part{Type: PartRedactedThinking, Signature: d.gstr(f.data)}), nil
+
+	case "compaction":
+		// The summary of what precedes it (context_edits.go): the last
+		// one with a summary counts; one whose content is null (a
+		// compaction that failed) changes nothing, as on Anthropic's
+		// side.
+		if where == anthInMessage && f.content.span.kind == jsonString {
+			d.contextManagement().Compaction = &CompactionPoint{Message: len(req.Messages), Summary: f.content.text}
+		}
+		return parts, nil
 	}
 	// server_tool_use, web_search_tool_result, container_upload, ... and
 	// block types newer than this codec.

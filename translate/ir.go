@@ -205,6 +205,12 @@ type Request struct {
 	// IncludeUsage is the OpenAI client's stream_options.include_usage.
 	IncludeUsage bool
 
+	// ContextManagement is what the client sent of Anthropic's context
+	// editing (context_edits.go): its context_management member and the
+	// compaction block of its history. nil for every other protocol's
+	// requests and for Anthropic requests without either.
+	ContextManagement *ContextManagement
+
 	// InputTokensEstimate is a local estimate of the input tokens, set by
 	// the caller for the client stream encoders of protocols that announce
 	// input usage before the backend has reported any (Anthropic's
