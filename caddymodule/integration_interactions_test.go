@@ -69,6 +69,7 @@ const interactionsCaddyfile = `
 // interactionsCall is one create call with the SDK: the interaction (for a
 // stream, assembled from its events as a client does), or the error.
 type interactionsCall struct {
+	id     string
 	status string
 	steps  []gi.Step
 	usage  *gi.Usage
@@ -76,12 +77,17 @@ type interactionsCall struct {
 }
 
 func interactionsSDK(t *testing.T, e *env, scenario string) *genai.Client {
+	return interactionsClient(t, e.louter+"/gemini", "interactions-client-key", scenario)
+}
+
+// interactionsClient is the genai SDK's client of louter at base, with key.
+func interactionsClient(t *testing.T, base, key, scenario string) *genai.Client {
 	t.Helper()
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey:  "interactions-client-key",
+		APIKey:  key,
 		Backend: genai.BackendGeminiAPI,
 		HTTPOptions: genai.HTTPOptions{
-			BaseURL: e.louter + "/gemini",
+			BaseURL: base,
 			Headers: http.Header{"X-Mock-Scenario": {scenario}},
 			Timeout: genai.Ptr(30 * time.Second),
 		},
@@ -99,9 +105,28 @@ func interactionsTools() []gi.Tool {
 	})}
 }
 
-// createInteraction sends input (a string or steps) and folds the answer.
+// createInteraction sends input (a string or steps) with store:false and
+// folds the answer.
 func createInteraction(t *testing.T, e *env, model, scenario string, stream bool, input any) (*interactionsCall, error) {
 	t.Helper()
+	return interact(t, e, interaction{model: model, scenario: scenario, stream: stream, input: input, store: genai.Ptr(false)})
+}
+
+// interaction is one create call: the model, the mock's scenario, the
+// input (a string or steps), and the stored-state members.
+type interaction struct {
+	model, scenario string
+	stream          bool
+	input           any
+	store           *bool  // nil: left out (the API's default, true)
+	prev            string // previous_interaction_id, or ""
+	key             string // the client's key; "": interactions-client-key
+}
+
+// interact sends q with the SDK and folds the answer.
+func interact(t *testing.T, e *env, q interaction) (*interactionsCall, error) {
+	t.Helper()
+	input, stream := q.input, q.stream
 	var in gi.InteractionsInput
 	switch v := input.(type) {
 	case string:
@@ -111,16 +136,24 @@ func createInteraction(t *testing.T, e *env, model, scenario string, stream bool
 	}
 	level := gi.ThinkingLevelLow
 	summaries := gi.ThinkingSummariesAuto
-	body := operations.NewCreateInteractionRequestBody(gi.CreateModelInteraction{
-		Model:             gi.Model(model),
+	create := gi.CreateModelInteraction{
+		Model:             gi.Model(q.model),
 		Input:             &in,
 		SystemInstruction: genai.Ptr("Be brief."),
 		Tools:             interactionsTools(),
-		Store:             genai.Ptr(false),
+		Store:             q.store,
 		Stream:            genai.Ptr(stream),
 		GenerationConfig:  &gi.GenerationConfig{ThinkingLevel: &level, ThinkingSummaries: &summaries},
-	})
-	res, err := interactionsSDK(t, e, scenario).Interactions.Create(context.Background(),
+	}
+	if q.prev != "" {
+		create.PreviousInteractionID = &q.prev
+	}
+	key := q.key
+	if key == "" {
+		key = "interactions-client-key"
+	}
+	body := operations.NewCreateInteractionRequestBody(create)
+	res, err := interactionsClient(t, e.louter+"/gemini", key, q.scenario).Interactions.Create(context.Background(),
 		operations.CreateInteractionRequest{Body: body}, operations.WithRetries(retry.Config{Strategy: "none"}))
 	if err != nil {
 		return nil, err
@@ -129,7 +162,11 @@ func createInteraction(t *testing.T, e *env, model, scenario string, stream bool
 		if res.Interaction == nil {
 			t.Fatal("no interaction in a non-streaming answer")
 		}
-		return &interactionsCall{status: string(res.Interaction.Status), steps: res.Interaction.Steps, usage: res.Interaction.Usage}, nil
+		id := ""
+		if res.Interaction.ID != nil {
+			id = *res.Interaction.ID
+		}
+		return &interactionsCall{id: id, status: string(res.Interaction.Status), steps: res.Interaction.Steps, usage: res.Interaction.Usage}, nil
 	}
 	s := res.InteractionSSEStreamEvent
 	if s == nil {
@@ -144,6 +181,8 @@ func createInteraction(t *testing.T, e *env, model, scenario string, stream bool
 		out.events = append(out.events, ev.Get("event_type").Str)
 		i := int(ev.Get("index").Int())
 		switch ev.Get("event_type").Str {
+		case "interaction.created":
+			out.id = ev.Get("interaction.id").Str
 		case "step.start":
 			var step map[string]any
 			_ = json.Unmarshal([]byte(ev.Get("step").Raw), &step)
@@ -344,21 +383,19 @@ func TestInteractionsClientErrors(t *testing.T) {
 		t.Errorf("stream_error: %v", err)
 	}
 
-	// previous_interaction_id: a 400 naming it, in the API's shape.
-	in := gi.NewInteractionsInput("and then?")
-	body := operations.NewCreateInteractionRequestBody(gi.CreateModelInteraction{Model: "via-gemini", Input: &in, PreviousInteractionID: genai.Ptr("v1_abc")})
-	_, err = interactionsSDK(t, e, "text").Interactions.Create(context.Background(), operations.CreateInteractionRequest{Body: body})
-	if ce := clientErr(err); ce == nil || ce.HTTPMeta.Response.StatusCode != 400 || !strings.HasPrefix(*ce.Error_.Message, "previous_interaction_id: louter does not store interactions yet") {
+	// previous_interaction_id of an interaction nobody stored: a 404
+	// naming it, in the API's shape; GET likewise.
+	_, err = interact(t, e, interaction{model: "via-gemini", scenario: "text", input: "and then?", prev: "v1_abc"})
+	if ce := clientErr(err); ce == nil || ce.HTTPMeta.Response.StatusCode != 404 || *ce.Error_.Code != "not_found" || !strings.HasPrefix(*ce.Error_.Message, "previous_interaction_id: interaction 'v1_abc' not found") {
 		t.Errorf("previous_interaction_id: %v", err)
 	}
-	// A stored interaction cannot be fetched: a 404 saying why.
 	resp, err := testcaddy.Client.Get(e.louter + "/gemini/v1beta/interactions/v1_abc")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 404 || gjson.GetBytes(b, "error.code").Str != "not_found" || !strings.Contains(gjson.GetBytes(b, "error.message").Str, "does not store interactions yet") {
+	if resp.StatusCode != 404 || gjson.GetBytes(b, "error.code").Str != "not_found" || gjson.GetBytes(b, "error.message").Str != "interaction 'v1_abc' not found" {
 		t.Errorf("GET: %d %s", resp.StatusCode, b)
 	}
 }
@@ -449,13 +486,8 @@ func TestInteractionsClientKeys(t *testing.T) {
 	if !strings.Contains(string(raw), "\n\n: keep-alive\n\n") || !strings.HasSuffix(string(raw), "event: done\ndata: [DONE]\n\n") {
 		t.Errorf("slow stream, raw:\n%s", raw)
 	}
-	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "alice-key", Backend: genai.BackendGeminiAPI,
-		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: http.Header{"X-Mock-Scenario": {"slow"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := gi.NewInteractionsInput("hi")
-	res, err := c.Interactions.Create(context.Background(), operations.CreateInteractionRequest{Body: operations.NewCreateInteractionRequestBody(
+	res, err := interactionsClient(t, base, "alice-key", "slow").Interactions.Create(context.Background(), operations.CreateInteractionRequest{Body: operations.NewCreateInteractionRequestBody(
 		gi.CreateModelInteraction{Model: "via-anthropic", Input: &in, Stream: genai.Ptr(true), Store: genai.Ptr(false)})})
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,20 @@ type captureWriter struct {
 	terminal bool   // the last event line named a terminal event
 	final    []byte // the terminal event's data
 	body     []byte // a JSON answer
+
+	object string          // the "object" member of the API's stored object
+	asm    streamAssembler // reads every data line, when the API needs one
+}
+
+// A streamAssembler builds the stored object of a protocol whose stream's
+// terminal event does not carry it whole (the Interactions API's
+// interaction.completed has no steps): it is given every data line, and
+// copies what it keeps.
+type streamAssembler interface {
+	data(line []byte)
+	// object is the assembled object, or nil when the stream did not
+	// complete.
+	object() []byte
 }
 
 // maxCapturedJSON bounds a JSON answer kept for the store.
@@ -97,7 +111,7 @@ func (c *captureWriter) wanted(line []byte) bool {
 	if !bytes.HasPrefix(line, []byte("data:")) {
 		return false
 	}
-	if c.terminal {
+	if c.terminal || c.asm != nil {
 		return true
 	}
 	head := line[:min(len(line), linePeek)]
@@ -112,7 +126,10 @@ func (c *captureWriter) endLine() {
 		name := string(bytes.TrimSpace(line[len("event:"):]))
 		c.terminal = name == "response.completed" || name == "response.incomplete" || name == "response.failed"
 	case bytes.HasPrefix(line, []byte("data:")):
-		if c.wanted(line) {
+		switch {
+		case c.asm != nil:
+			c.asm.data(bytes.TrimSpace(line[len("data:"):]))
+		case c.wanted(line):
 			c.final = append(c.final[:0], bytes.TrimSpace(line[len("data:"):])...)
 		}
 		c.terminal = false
@@ -130,6 +147,9 @@ func (c *captureWriter) response() []byte {
 	if c.skip || !c.decided {
 		return nil
 	}
+	if c.sse && c.asm != nil {
+		return c.asm.object()
+	}
 	if c.sse {
 		r := gjson.GetBytes(c.final, "response")
 		if !r.IsObject() {
@@ -137,13 +157,13 @@ func (c *captureWriter) response() []byte {
 		}
 		return []byte(r.Raw)
 	}
-	if gjson.GetBytes(c.body, "object").Str != "response" {
+	if gjson.GetBytes(c.body, "object").Str != c.object {
 		return nil
 	}
 	return c.body
 }
 
-func (c *captureWriter) release() { c.line, c.final, c.body = nil, nil, nil }
+func (c *captureWriter) release() { c.line, c.final, c.body, c.asm = nil, nil, nil, nil }
 
 // Flush implements http.Flusher.
 func (c *captureWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }

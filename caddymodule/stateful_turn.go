@@ -42,6 +42,7 @@ const convPrefix = "conv:"
 // with its history put back, and what to keep of its answer.
 type stateTurn struct {
 	s       *stateStore
+	api     *statefulAPI
 	sock    *wsSession // the WebSocket session the turn came on, or nil
 	owner   string
 	body    []byte // the body to serve
@@ -61,22 +62,25 @@ type stateTurn struct {
 // is nothing to do (stored responses off, a stateless request), else the
 // turn with the body to serve; an error is the client's answer.
 func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*stateTurn, *translate.Error) {
-	s := l.state
-	if s == nil || !ep.stateful {
+	s, api := l.state, ep.stateful
+	if s == nil || api == nil {
 		return nil, nil
 	}
-	res := gjson.GetManyBytes(body, "model", "store", "previous_response_id", "conversation", "input")
+	res := gjson.GetManyBytes(body, "model", "store", api.prev, "conversation", "input")
 	sock := socketOf(r)
 	keep := res[1].Type != gjson.False
 	prev := ""
 	if res[2].Type == gjson.String {
 		prev = res[2].Str
 	}
-	conv := res[3].Str
-	if res[3].IsObject() {
-		conv = res[3].Get("id").Str
+	conv := ""
+	if api.conversations {
+		conv = res[3].Str
+		if res[3].IsObject() {
+			conv = res[3].Get("id").Str
+		}
 	}
-	compacted := bytes.Contains(body, []byte(`"compaction"`))
+	compacted := api.compaction && bytes.Contains(body, []byte(`"compaction"`))
 	if !keep && prev == "" && conv == "" && sock == nil && !compacted {
 		return nil, nil // stateless, as Codex over HTTP
 	}
@@ -93,8 +97,8 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
 	}
-	t := &stateTurn{s: s, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body}
-	t.input = inputItems(res[4])
+	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body}
+	t.input = api.items(res[4])
 	ctx := r.Context()
 
 	var history []byte
@@ -111,16 +115,19 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			if c := s.logger.Check(zap.DebugLevel, "previous response not found"); c != nil {
 				c.Write(zap.Bool("websocket", sock != nil))
 			}
-			return nil, previousNotFound(prev)
+			return nil, api.notFound(prev)
 		case err != nil:
 			return nil, storeUnavailable(err)
 		default:
 			last := decodeTurn(chain[len(chain)-1].Data)
+			if gjson.GetBytes(last.Response, "object").Str != api.object {
+				return nil, api.notFound(prev) // another API's turn
+			}
 			if passthrough && last.Kept && last.Backend == b.name {
 				t.kept, t.passPrev = keep, true // the backend has the chain: it continues it
 				break
 			}
-			history = rebuildHistory(chain, b.name)
+			history = rebuildHistory(chain, b.name, api)
 			rewrite = true
 			if c := s.logger.Check(zap.DebugLevel, "continuing a stored response"); c != nil {
 				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.name))
@@ -140,7 +147,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 				return nil, storeUnavailable(err)
 			}
 			t.prev = ptr.Previous
-			history = rebuildHistory(chain, b.name)
+			history = rebuildHistory(chain, b.name, api)
 		}
 	default:
 		t.kept = passthrough && keep
@@ -194,6 +201,29 @@ func inputItems(in gjson.Result) []byte {
 	return []byte("[]")
 }
 
+// turn reads the stored turn id of owner made through api: a record of
+// another API's (an interaction asked for as a response), or one with no
+// answer (a compaction's summary, a conversation's pointer), is not found.
+func (s *stateStore) turn(ctx context.Context, owner, id string, api *statefulAPI) (storedTurn, error) {
+	rec, err := s.store.Get(ctx, owner, id)
+	if err != nil {
+		return storedTurn{}, err
+	}
+	st := decodeTurn(rec.Data)
+	if len(st.Response) == 0 || gjson.GetBytes(st.Response, "object").Str != api.object {
+		return storedTurn{}, state.ErrNotFound
+	}
+	return st, nil
+}
+
+// deleteTurn deletes the stored turn id of owner made through api.
+func (s *stateStore) deleteTurn(ctx context.Context, owner, id string, api *statefulAPI) error {
+	if _, err := s.turn(ctx, owner, id, api); err != nil {
+		return err
+	}
+	return s.store.Delete(ctx, owner, id)
+}
+
 func decodeTurn(data []byte) storedTurn {
 	var st storedTurn
 	_ = json.Unmarshal(data, &st)
@@ -201,9 +231,10 @@ func decodeTurn(data []byte) storedTurn {
 }
 
 // rebuildHistory is the items of a chain, oldest first: each turn's input
-// items, then its output items. A reasoning item goes back only to the
-// backend that made it: its encrypted content is that provider's.
-func rebuildHistory(chain []state.Record, backend string) []byte {
+// items, then its output items. A reasoning item (api.private) goes back
+// only to the backend that made it: its encrypted content or signature is
+// that provider's.
+func rebuildHistory(chain []state.Record, backend string, api *statefulAPI) []byte {
 	out := []byte{}
 	add := func(raw string) {
 		if len(out) > 0 {
@@ -219,8 +250,8 @@ func rebuildHistory(chain []state.Record, backend string) []byte {
 		for _, it := range gjson.ParseBytes(st.Input).Array() {
 			add(it.Raw)
 		}
-		for _, it := range gjson.GetBytes(st.Response, "output").Array() {
-			if it.Get("type").Str == "reasoning" && st.Backend != backend {
+		for _, it := range gjson.GetBytes(st.Response, api.output).Array() {
+			if it.Get("type").Str == api.private && st.Backend != backend {
 				continue
 			}
 			add(it.Raw)
@@ -244,19 +275,23 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 		items = append(items, cur[1:len(cur)-1]...)
 	}
 	items = append(items, ']')
-	items, te := t.expandCompactions(ctx, items, passthrough) // stateful_compact.go
-	if te != nil {
-		return nil, te
+	if t.api.compaction {
+		var te *translate.Error
+		if items, te = t.expandCompactions(ctx, items, passthrough); te != nil { // stateful_compact.go
+			return nil, te
+		}
 	}
 	out, err := sjson.SetRawBytes(append([]byte(nil), body...), "input", items)
 	if err != nil {
 		return nil, translate.NewError(http.StatusBadRequest, "louter: the request body could not be rewritten: "+err.Error())
 	}
 	if !t.passPrev {
-		out, _ = sjson.DeleteBytes(out, "previous_response_id")
+		out, _ = sjson.DeleteBytes(out, t.api.prev)
 	}
 	if !passthrough {
-		out, _ = sjson.DeleteBytes(out, "conversation")
+		if t.api.conversations {
+			out, _ = sjson.DeleteBytes(out, "conversation")
+		}
 		out, _ = sjson.DeleteBytes(out, "store")
 	}
 	return out, nil
@@ -264,7 +299,10 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 
 // capture wraps the client's writer to see the response object it gets.
 func (t *stateTurn) capture(w http.ResponseWriter) http.ResponseWriter {
-	t.cw = &captureWriter{ResponseWriter: w}
+	t.cw = &captureWriter{ResponseWriter: w, object: t.api.object}
+	if t.api.assembler != nil {
+		t.cw.asm = t.api.assembler()
+	}
 	return t.cw
 }
 
@@ -289,7 +327,7 @@ func (t *stateTurn) save(ctx context.Context) {
 		return
 	}
 	if t.prev != "" {
-		obj, _ = sjson.SetBytes(obj, "previous_response_id", t.prev)
+		obj, _ = sjson.SetBytes(obj, t.api.prev, t.prev)
 	}
 	obj, _ = sjson.SetBytes(obj, "store", t.keep)
 	data, err := json.Marshal(storedTurn{Backend: t.backend, Kept: t.kept, Input: t.input, Response: obj})
