@@ -207,6 +207,8 @@ func (a *interactionsAssembler) data(line []byte) {
 	}
 }
 
+func (a *interactionsAssembler) done() bool { return len(a.final) > 0 }
+
 // step is the step of index, the latest one with it.
 func (a *interactionsAssembler) step(index int64) *assembledStep {
 	for i := len(a.steps) - 1; i >= 0; i-- {

@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -30,6 +31,12 @@ type captureWriter struct {
 
 	object string          // the "object" member of the API's stored object
 	asm    streamAssembler // reads every data line, when the API needs one
+
+	// complete is called once, when the answer is whole (a stream's
+	// terminal event read, a JSON body's Content-Length reached), before
+	// the bytes that complete it go to the client: the turn is stored
+	// before the client can name it in its next request.
+	complete func()
 }
 
 // A streamAssembler builds the stored object of a protocol whose stream's
@@ -38,6 +45,8 @@ type captureWriter struct {
 // copies what it keeps.
 type streamAssembler interface {
 	data(line []byte)
+	// done reports whether the stream's terminal event was read.
+	done() bool
 	// object is the assembled object, or nil when the stream did not
 	// complete.
 	object() []byte
@@ -79,8 +88,27 @@ func (c *captureWriter) Write(p []byte) (int, error) {
 		} else {
 			c.skip, c.body = true, nil
 		}
+		if c.complete != nil && c.whole() {
+			done := c.complete
+			c.complete = nil
+			done()
+		}
 	}
 	return c.ResponseWriter.Write(p)
+}
+
+// whole reports whether the answer read so far is complete.
+func (c *captureWriter) whole() bool {
+	switch {
+	case c.skip:
+		return false
+	case c.sse && c.asm != nil:
+		return c.asm.done()
+	case c.sse:
+		return len(c.final) > 0
+	}
+	n, err := strconv.Atoi(c.Header().Get("Content-Length"))
+	return err == nil && len(c.body) == n
 }
 
 // scan reads SSE lines from p.
@@ -163,7 +191,10 @@ func (c *captureWriter) response() []byte {
 	return c.body
 }
 
-func (c *captureWriter) release() { c.line, c.final, c.body, c.asm = nil, nil, nil, nil }
+// release drops what was kept; nothing more is.
+func (c *captureWriter) release() {
+	c.line, c.final, c.body, c.asm, c.skip, c.decided = nil, nil, nil, nil, true, true
+}
 
 // Flush implements http.Flusher.
 func (c *captureWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }

@@ -297,9 +297,11 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 	return out, nil
 }
 
-// capture wraps the client's writer to see the response object it gets.
-func (t *stateTurn) capture(w http.ResponseWriter) http.ResponseWriter {
-	t.cw = &captureWriter{ResponseWriter: w, object: t.api.object}
+// capture wraps the client's writer to see the response object it gets;
+// the turn is saved as soon as it is whole, before the client has all of
+// it (and can continue it), else when the request ends (save).
+func (t *stateTurn) capture(ctx context.Context, w http.ResponseWriter) http.ResponseWriter {
+	t.cw = &captureWriter{ResponseWriter: w, object: t.api.object, complete: func() { t.save(ctx) }}
 	if t.api.assembler != nil {
 		t.cw.asm = t.api.assembler()
 	}
@@ -314,6 +316,7 @@ func (t *stateTurn) save(ctx context.Context) {
 	}
 	obj := t.cw.response()
 	t.cw.release()
+	t.cw = nil
 	if obj == nil {
 		return
 	}

@@ -1,0 +1,180 @@
+package caddymodule_test
+
+// Stored interactions through a real, in-process Caddy with the genai SDK's
+// Interactions client: previous_interaction_id continues a tool round trip
+// on every backend protocol, streaming and not; GET and DELETE in the API's
+// shape; store:false; isolation between client keys; thought signatures
+// handed back only to the backend that issued them.
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+	"google.golang.org/genai"
+	gi "google.golang.org/genai/interactions/models/interactions"
+	"google.golang.org/genai/interactions/models/operations"
+)
+
+// interactionsRaw sends method to /gemini/v1beta/interactions/{path} with
+// key and returns the status and body.
+func interactionsRaw(t *testing.T, e *env, method, path, key string) (int, gjson.Result) {
+	t.Helper()
+	req, _ := http.NewRequest(method, e.louter+"/gemini/v1beta/interactions/"+path, nil)
+	req.Header.Set("X-Goog-Api-Key", key)
+	resp := doRequest(t, req)
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, gjson.ParseBytes(b)
+}
+
+func doRequest(t *testing.T, req *http.Request) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// TestInteractionsStored: a tool round trip continued by
+// previous_interaction_id on every backend protocol, streaming and not:
+// the backend gets the whole conversation, GET returns each turn's own
+// timeline (so a turn stores its own steps, not the chain's), another key
+// finds nothing, store:false is not kept, and DELETE removes a turn.
+func TestInteractionsStored(t *testing.T) {
+	e := startInteractionsEnv(t)
+	ctx := context.Background()
+	for _, b := range interactionsBackends {
+		for _, stream := range []bool{false, true} {
+			name := b.protocol
+			if stream {
+				name += "/stream"
+			}
+			t.Run(name, func(t *testing.T) {
+				model := "via-" + b.protocol
+				const question = "What is the weather in Paris?"
+				first, err := interact(t, e, interaction{model: model, scenario: "tool", stream: stream, input: question})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var call *gi.FunctionCallStep
+				for _, s := range first.steps {
+					if s.FunctionCallStep != nil {
+						call = s.FunctionCallStep
+					}
+				}
+				if first.id == "" || first.status != "requires_action" || call == nil {
+					t.Fatalf("turn 1: id %q status %q steps %+v", first.id, first.status, first.steps)
+				}
+
+				// Turn 2 sends only the function's result.
+				e.clearJournals()
+				result := gi.NewStep(gi.FunctionResultStep{CallID: call.ID, Name: genai.Ptr("get_weather"), Result: gi.NewFunctionResultStepResultUnion("sunny-louter-7")})
+				second, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: []gi.Step{result}, prev: first.id})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if second.status != "completed" || second.id == "" || second.id == first.id {
+					t.Fatalf("turn 2: id %q status %q", second.id, second.status)
+				}
+				body := e.onlyBackendRequest().Get("body").Raw
+				if !strings.Contains(body, question) || !strings.Contains(body, "sunny-louter-7") || strings.Count(body, "get_weather") < 2 || !strings.Contains(body, "Be brief.") {
+					t.Errorf("the backend did not get the conversation: %s", body)
+				}
+
+				// GET: each turn's own steps, input first.
+				got, err := interactionsSDK(t, e, "").Interactions.Get(ctx, operations.GetInteractionByIDRequest{ID: second.id})
+				if err != nil {
+					t.Fatal(err)
+				}
+				it := got.Interaction
+				if it == nil || it.Status != "completed" || it.PreviousInteractionID == nil || *it.PreviousInteractionID != first.id ||
+					len(it.Steps) < 2 || it.Steps[0].FunctionResultStep == nil || it.Steps[len(it.Steps)-1].ModelOutputStep == nil {
+					t.Fatalf("GET turn 2: %+v", it)
+				}
+				got, err = interactionsSDK(t, e, "").Interactions.Get(ctx, operations.GetInteractionByIDRequest{ID: first.id})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if it := got.Interaction; it == nil || len(it.Steps) < 2 || it.Steps[0].UserInputStep == nil || it.Steps[len(it.Steps)-1].FunctionCallStep == nil ||
+					it.Steps[len(it.Steps)-1].FunctionCallStep.Arguments["city"] == nil {
+					t.Fatalf("GET turn 1: %+v", it)
+				}
+
+				// Another key finds nothing, neither to read nor to continue.
+				if status, got := interactionsRaw(t, e, http.MethodGet, second.id, "other-client-key"); status != 404 || got.Get("error.code").Str != "not_found" {
+					t.Errorf("GET with another key: %d %s", status, got.Raw)
+				}
+				if _, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: "and?", prev: first.id, key: "other-client-key"}); err == nil || !strings.Contains(err.Error(), "not found") {
+					t.Errorf("continued with another key: %v", err)
+				}
+
+				// store:false continues the chain but is not kept.
+				third, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: "Thanks.", prev: second.id, store: genai.Ptr(false)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if status, _ := interactionsRaw(t, e, http.MethodGet, third.id, "interactions-client-key"); status != 404 {
+					t.Errorf("a store:false interaction was kept: %d", status)
+				}
+
+				// DELETE, then the turn is gone.
+				if _, err := interactionsSDK(t, e, "").Interactions.Delete(ctx, operations.DeleteInteractionRequest{ID: second.id}); err != nil {
+					t.Fatal(err)
+				}
+				if status, _ := interactionsRaw(t, e, http.MethodGet, second.id, "interactions-client-key"); status != 404 {
+					t.Errorf("GET after DELETE: %d", status)
+				}
+				if _, err := interact(t, e, interaction{model: model, scenario: "text", input: "and?", prev: second.id}); err == nil {
+					t.Error("a deleted interaction was continued")
+				}
+			})
+		}
+	}
+}
+
+// TestInteractionsStoredSignatures: a stored thought step goes back to the
+// backend that signed it, and is left out for another backend.
+func TestInteractionsStoredSignatures(t *testing.T) {
+	e := startInteractionsEnv(t)
+	for _, b := range []string{"anthropic", "openai_responses", "gemini"} {
+		for _, stream := range []bool{false, true} {
+			first, err := interact(t, e, interaction{model: "via-" + b, scenario: "reasoning", stream: stream, input: "Think first."})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig := ""
+			for _, s := range first.steps {
+				if s.ThoughtStep != nil && s.ThoughtStep.Signature != nil {
+					sig = *s.ThoughtStep.Signature
+				}
+			}
+			if i := strings.IndexByte(sig, ':'); i >= 0 {
+				sig = sig[i+1:] // a Responses backend's packed id:content
+			}
+			if sig == "" {
+				if b != "gemini" {
+					t.Errorf("%s: no signed thought in %+v", b, first.steps)
+				}
+				continue
+			}
+			for _, next := range []string{b, "openai_chat"} {
+				e.clearJournals()
+				if _, err := interact(t, e, interaction{model: "via-" + next, scenario: "text", stream: stream, input: "And now?", prev: first.id}); err != nil {
+					t.Fatal(err)
+				}
+				body := e.onlyBackendRequest().Get("body").Raw
+				if !strings.Contains(body, "Think first.") {
+					t.Errorf("%s then %s: history lost: %s", b, next, body)
+				}
+				if strings.Contains(body, sig) != (next == b) {
+					t.Errorf("%s then %s (stream %v): signature sent %v, want %v: %s", b, next, stream, !(next == b), next == b, body)
+				}
+			}
+		}
+	}
+}
