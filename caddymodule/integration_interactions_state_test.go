@@ -105,6 +105,13 @@ func TestInteractionsStored(t *testing.T) {
 					t.Fatalf("GET turn 1: %+v", it)
 				}
 
+				// An interaction is not a response, under the same key.
+				req, _ := http.NewRequest(http.MethodGet, e.louter+"/v1/responses/"+first.id, nil)
+				req.Header.Set("X-Goog-Api-Key", "interactions-client-key")
+				if resp := doRequest(t, req); resp.StatusCode != 404 {
+					t.Errorf("an interaction read as a response: %d", resp.StatusCode)
+				}
+
 				// Another key finds nothing, neither to read nor to continue.
 				if status, got := interactionsRaw(t, e, http.MethodGet, second.id, "other-client-key"); status != 404 || got.Get("error.code").Str != "not_found" {
 					t.Errorf("GET with another key: %d %s", status, got.Raw)
