@@ -46,6 +46,12 @@ const keptUserBytes = 20000
 // storedSummary is a compaction record's data.
 type storedSummary struct {
 	Summary string `json:"summary"`
+	// An inline compaction's (stateful_inline_compact.go): the kept user
+	// messages and the items from the latest user message on, which with
+	// the summary replace everything up to the item. Tail is nil for
+	// /v1/responses/compact's, whose item stands for the summary alone.
+	Kept json.RawMessage `json:"kept,omitempty"`
+	Tail json.RawMessage `json:"tail,omitempty"`
 }
 
 // expandCompactions replaces each compaction item louter made with its
@@ -85,10 +91,13 @@ func (t *stateTurn) expandCompactions(ctx context.Context, items []byte, passthr
 		}
 		var sum storedSummary
 		_ = json.Unmarshal(rec.Data, &sum)
-		msg, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": []map[string]string{{
-			"type": "input_text", "text": "Summary of the conversation so far (earlier turns were compacted):\n\n" + sum.Summary,
-		}}})
-		out = append(out, msg...)
+		if sum.Tail != nil {
+			// Everything up to the item is what it replaced.
+			out = sum.replacement(out[:1])
+			out = out[:len(out)-1]
+			continue
+		}
+		out = append(out, summaryMessage(sum.Summary)...)
 	}
 	return append(out, ']'), nil
 }
@@ -133,8 +142,9 @@ func (l *Louter) serveCompact(w http.ResponseWriter, r *http.Request, codec tran
 // summary is a compaction louter made: its item, and the usage of the
 // turn that wrote the summary (JSON, or null).
 type summary struct {
-	item  []byte // {"type":"compaction","id":…,"encrypted_content":"louter_cmp_…"}
-	usage []byte
+	item    []byte // {"type":"compaction","id":…,"encrypted_content":"louter_cmp_…"}
+	usage   []byte
+	summary string
 }
 
 // summarize asks the model for a summary of input (a JSON array of items,
@@ -197,7 +207,7 @@ func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Res
 	if err := l.state.store.Put(ctx, state.Record{ID: token, Owner: stateOwner(r), Created: time.Now(), Data: data}); err != nil {
 		return nil, nil, err
 	}
-	c = &summary{usage: []byte("null")}
+	c = &summary{usage: []byte("null"), summary: rec.Summary}
 	c.item = append(c.item, `{"type":"compaction","id":`...)
 	c.item = strconv.AppendQuote(c.item, state.NewID("cmp_item_"))
 	c.item = append(c.item, `,"encrypted_content":`...)

@@ -56,6 +56,9 @@ type stateTurn struct {
 	// the chain (a Responses backend, passthrough).
 	passPrev bool
 	cw       *captureWriter
+	// compaction is the item of an inline compaction louter made, which
+	// the answer carries first (stateful_inline_compact.go).
+	compaction []byte
 }
 
 // continueState prepares a request of a stateful protocol: nil when there
@@ -66,7 +69,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 	if s == nil || api == nil {
 		return nil, nil
 	}
-	res := gjson.GetManyBytes(body, "model", "store", api.prev, "conversation", "input")
+	res := gjson.GetManyBytes(body, "model", "store", api.prev, "conversation", "input", "context_management")
 	sock := socketOf(r)
 	keep := res[1].Type != gjson.False
 	prev := ""
@@ -81,7 +84,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		}
 	}
 	compacted := api.compaction && bytes.Contains(body, []byte(`"compaction"`))
-	if !keep && prev == "" && conv == "" && sock == nil && !compacted {
+	if !keep && prev == "" && conv == "" && sock == nil && !compacted && !res[5].Exists() {
 		return nil, nil // stateless, as Codex over HTTP
 	}
 	if in := res[4]; in.Exists() && !in.IsArray() && in.Type != gjson.String || !gjson.ValidBytes(body) {
@@ -93,6 +96,13 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 	}
 	b := route.backend
 	passthrough := b.Protocol == ep.protocol && b.Dialect == nil
+	threshold := 0
+	if api.compaction && !passthrough { // a Responses backend compacts itself
+		var te *translate.Error
+		if threshold, te = compactThreshold(res[5]); te != nil {
+			return nil, te
+		}
+	}
 	if prev != "" && conv != "" {
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
@@ -157,9 +167,14 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			t.body, _ = sjson.DeleteBytes(append([]byte(nil), body...), "store")
 		}
 	}
-	if rewrite || compacted {
+	if rewrite || compacted || threshold > 0 {
 		var te *translate.Error
 		if t.body, te = t.rewriteBody(ctx, body, history, passthrough); te != nil {
+			return nil, te
+		}
+	}
+	if threshold > 0 {
+		if te := l.compactInline(r, t, threshold); te != nil { // stateful_inline_compact.go
 			return nil, te
 		}
 	}
@@ -304,6 +319,9 @@ func (t *stateTurn) capture(ctx context.Context, w http.ResponseWriter) http.Res
 	t.cw = &captureWriter{ResponseWriter: w, object: t.api.object, complete: func() { t.save(ctx) }}
 	if t.api.assembler != nil {
 		t.cw.asm = t.api.assembler()
+	}
+	if t.compaction != nil {
+		return &compactionWriter{ResponseWriter: t.cw, item: t.compaction}
 	}
 	return t.cw
 }
