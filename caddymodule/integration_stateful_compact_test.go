@@ -77,9 +77,24 @@ func TestResponsesInlineCompaction(t *testing.T) {
 		})
 	}
 
+	// Stored, then continued by previous_response_id: the chain louter
+	// rebuilds starts at the compaction item too.
+	o, err := callResponses(e, "text", false, rawParams(fmt.Sprintf(`{"model":"resp-via-anthropic-1","input":%s,%s}`, compactableInput(), cm(1000))))
+	if err != nil || o.final.Get("output.0.type").Str != "compaction" {
+		t.Fatalf("stored turn: %v %s", err, o.final.Raw)
+	}
+	e.clearJournals()
+	if _, err := callResponses(e, "text", false, rawParams(fmt.Sprintf(`{"model":"resp-via-anthropic-1","previous_response_id":%q,"input":"third-question"}`, o.final.Get("id").Str))); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.onlyBackendRequest().Get("body").Raw; strings.Contains(got, "assistant-filler") || !strings.Contains(got, "Summary of the conversation so far") ||
+		!strings.Contains(got, "louter-tail-question") || !strings.Contains(got, "third-question") {
+		t.Errorf("the continued chain: %s", got)
+	}
+
 	// Under the threshold: no compaction, nothing added.
 	e.clearJournals()
-	o, err := callResponses(e, "text", false, rawParams(fmt.Sprintf(`{"model":"resp-via-openai-1","store":false,"input":%s,%s}`, compactableInput(), cm(1000000))))
+	o, err = callResponses(e, "text", false, rawParams(fmt.Sprintf(`{"model":"resp-via-openai-1","store":false,"input":%s,%s}`, compactableInput(), cm(1000000))))
 	if err != nil {
 		t.Fatal(err)
 	}
