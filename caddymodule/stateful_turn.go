@@ -66,7 +66,17 @@ type stateTurn struct {
 // turn with the body to serve; an error is the client's answer.
 func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*stateTurn, *translate.Error) {
 	s, api := l.state, ep.stateful
-	if s == nil || api == nil {
+	if api == nil {
+		return nil, nil
+	}
+	if gjson.GetBytes(body, "background").Type == gjson.True {
+		// Refused for every backend: a Responses backend would answer
+		// "queued", and the client would poll louter's GET, which has
+		// nothing (the translated backends' decoders refuse it too).
+		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "background",
+			Message: "background: louter answers requests while they are open; background responses are not supported"}
+	}
+	if s == nil {
 		return nil, nil
 	}
 	res := gjson.GetManyBytes(body, "model", "store", api.prev, "conversation", "input", "context_management")
