@@ -9,7 +9,6 @@ package caddymodule_test
 import (
 	"context"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -19,25 +18,13 @@ import (
 	"google.golang.org/genai/interactions/models/operations"
 )
 
-// interactionsRaw sends method to /gemini/v1beta/interactions/{path} with
-// key and returns the status and body.
-func interactionsRaw(t *testing.T, e *env, method, path, key string) (int, gjson.Result) {
+// interactionsGet fetches a stored interaction with key: the status and
+// the body.
+func interactionsGet(t *testing.T, e *env, id, key string) (int, gjson.Result) {
 	t.Helper()
-	req, _ := http.NewRequest(method, e.louter+"/gemini/v1beta/interactions/"+path, nil)
-	req.Header.Set("X-Goog-Api-Key", key)
-	resp := doRequest(t, req)
+	resp := getURL(t, e.louter+"/gemini/v1beta/interactions/"+id, "X-Goog-Api-Key", key)
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, gjson.ParseBytes(b)
-}
-
-func doRequest(t *testing.T, req *http.Request) *http.Response {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
 }
 
 // TestInteractionsStored: a tool round trip continued by
@@ -46,119 +33,102 @@ func doRequest(t *testing.T, req *http.Request) *http.Response {
 // timeline (so a turn stores its own steps, not the chain's), another key
 // finds nothing, store:false is not kept, and DELETE removes a turn.
 func TestInteractionsStored(t *testing.T) {
-	e := startInteractionsEnv(t)
+	e := startResponsesEnv(t)
 	ctx := context.Background()
-	for _, b := range interactionsBackends {
-		for _, stream := range []bool{false, true} {
-			name := b.protocol
-			if stream {
-				name += "/stream"
-			}
-			t.Run(name, func(t *testing.T) {
-				model := "via-" + b.protocol
-				const question = "What is the weather in Paris?"
-				first, err := interact(t, e, interaction{model: model, scenario: "tool", stream: stream, input: question})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var call *gi.FunctionCallStep
-				for _, s := range first.steps {
-					if s.FunctionCallStep != nil {
-						call = s.FunctionCallStep
-					}
-				}
-				if first.id == "" || first.status != "requires_action" || call == nil {
-					t.Fatalf("turn 1: id %q status %q steps %+v", first.id, first.status, first.steps)
-				}
-
-				// Turn 2 sends only the function's result.
-				e.clearJournals()
-				result := gi.NewStep(gi.FunctionResultStep{CallID: call.ID, Name: genai.Ptr("get_weather"), Result: gi.NewFunctionResultStepResultUnion("sunny-louter-7")})
-				second, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: []gi.Step{result}, prev: first.id})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if second.status != "completed" || second.id == "" || second.id == first.id {
-					t.Fatalf("turn 2: id %q status %q", second.id, second.status)
-				}
-				body := e.onlyBackendRequest().Get("body").Raw
-				if !strings.Contains(body, question) || !strings.Contains(body, "sunny-louter-7") || strings.Count(body, "get_weather") < 2 || !strings.Contains(body, "Be brief.") {
-					t.Errorf("the backend did not get the conversation: %s", body)
-				}
-
-				// GET: each turn's own steps, input first.
-				got, err := interactionsSDK(t, e, "").Interactions.Get(ctx, operations.GetInteractionByIDRequest{ID: second.id})
-				if err != nil {
-					t.Fatal(err)
-				}
-				it := got.Interaction
-				if it == nil || it.Status != "completed" || it.PreviousInteractionID == nil || *it.PreviousInteractionID != first.id ||
-					len(it.Steps) < 2 || it.Steps[0].FunctionResultStep == nil || it.Steps[len(it.Steps)-1].ModelOutputStep == nil {
-					t.Fatalf("GET turn 2: %+v", it)
-				}
-				got, err = interactionsSDK(t, e, "").Interactions.Get(ctx, operations.GetInteractionByIDRequest{ID: first.id})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if it := got.Interaction; it == nil || len(it.Steps) < 2 || it.Steps[0].UserInputStep == nil || it.Steps[len(it.Steps)-1].FunctionCallStep == nil ||
-					it.Steps[len(it.Steps)-1].FunctionCallStep.Arguments["city"] == nil {
-					t.Fatalf("GET turn 1: %+v", it)
-				}
-
-				// An interaction is not a response, under the same key.
-				req, _ := http.NewRequest(http.MethodGet, e.louter+"/v1/responses/"+first.id, nil)
-				req.Header.Set("X-Goog-Api-Key", "interactions-client-key")
-				if resp := doRequest(t, req); resp.StatusCode != 404 {
-					t.Errorf("an interaction read as a response: %d", resp.StatusCode)
-				}
-
-				// Another key finds nothing, neither to read nor to continue.
-				if status, got := interactionsRaw(t, e, http.MethodGet, second.id, "other-client-key"); status != 404 || got.Get("error.code").Str != "not_found" {
-					t.Errorf("GET with another key: %d %s", status, got.Raw)
-				}
-				if _, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: "and?", prev: first.id, key: "other-client-key"}); err == nil || !strings.Contains(err.Error(), "not found") {
-					t.Errorf("continued with another key: %v", err)
-				}
-
-				// store:false continues the chain but is not kept.
-				third, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: "Thanks.", prev: second.id, store: genai.Ptr(false)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if status, _ := interactionsRaw(t, e, http.MethodGet, third.id, "interactions-client-key"); status != 404 {
-					t.Errorf("a store:false interaction was kept: %d", status)
-				}
-
-				// DELETE, then the turn is gone.
-				if _, err := interactionsSDK(t, e, "").Interactions.Delete(ctx, operations.DeleteInteractionRequest{ID: second.id}); err != nil {
-					t.Fatal(err)
-				}
-				if status, _ := interactionsRaw(t, e, http.MethodGet, second.id, "interactions-client-key"); status != 404 {
-					t.Errorf("GET after DELETE: %d", status)
-				}
-				if _, err := interact(t, e, interaction{model: model, scenario: "text", input: "and?", prev: second.id}); err == nil {
-					t.Error("a deleted interaction was continued")
-				}
-			})
+	eachInteractionsBackend(t, func(t *testing.T, b interactionsBackend, stream bool) {
+		model := b.model
+		const question = "What is the weather in Paris?"
+		first, err := interact(t, e, interaction{model: model, scenario: "tool", stream: stream, input: question})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		call := first.call()
+		if first.id == "" || first.status != "requires_action" || call == nil {
+			t.Fatalf("turn 1: id %q status %q steps %+v", first.id, first.status, first.steps)
+		}
+
+		// Turn 2 sends only the function's result.
+		e.clearJournals()
+		result := gi.NewStep(gi.FunctionResultStep{CallID: call.ID, Name: genai.Ptr("get_weather"), Result: gi.NewFunctionResultStepResultUnion("sunny-louter-7")})
+		second, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: []gi.Step{result}, prev: first.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second.status != "completed" || second.id == "" || second.id == first.id {
+			t.Fatalf("turn 2: id %q status %q", second.id, second.status)
+		}
+		body := e.onlyBackendRequest().Get("body").Raw
+		if !strings.Contains(body, question) || !strings.Contains(body, "sunny-louter-7") || strings.Count(body, "get_weather") < 2 || !strings.Contains(body, "Be brief.") {
+			t.Errorf("the backend did not get the conversation: %s", body)
+		}
+
+		// GET: each turn's own steps, input first.
+		got, err := interactionsSDK(t, e, "").Interactions.Get(ctx, operations.GetInteractionByIDRequest{ID: second.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := got.Interaction
+		if it == nil || it.Status != "completed" || it.PreviousInteractionID == nil || *it.PreviousInteractionID != first.id ||
+			len(it.Steps) < 2 || it.Steps[0].FunctionResultStep == nil || it.Steps[len(it.Steps)-1].ModelOutputStep == nil {
+			t.Fatalf("GET turn 2: %+v", it)
+		}
+		got, err = interactionsSDK(t, e, "").Interactions.Get(ctx, operations.GetInteractionByIDRequest{ID: first.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it := got.Interaction; it == nil || len(it.Steps) < 2 || it.Steps[0].UserInputStep == nil || it.Steps[len(it.Steps)-1].FunctionCallStep == nil ||
+			it.Steps[len(it.Steps)-1].FunctionCallStep.Arguments["city"] == nil {
+			t.Fatalf("GET turn 1: %+v", it)
+		}
+
+		// An interaction is not a response, under the same key.
+		if resp := getURL(t, e.louter+"/v1/responses/"+first.id, "X-Goog-Api-Key", "interactions-client-key"); resp.StatusCode != 404 {
+			t.Errorf("an interaction read as a response: %d", resp.StatusCode)
+		}
+
+		// Another key finds nothing, neither to read nor to continue.
+		if status, got := interactionsGet(t, e, second.id, "other-client-key"); status != 404 || got.Get("error.code").Str != "not_found" {
+			t.Errorf("GET with another key: %d %s", status, got.Raw)
+		}
+		if _, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: "and?", prev: first.id, key: "other-client-key"}); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("continued with another key: %v", err)
+		}
+
+		// store:false continues the chain but is not kept.
+		third, err := interact(t, e, interaction{model: model, scenario: "text", stream: stream, input: "Thanks.", prev: second.id, store: genai.Ptr(false)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := interactionsGet(t, e, third.id, "interactions-client-key"); status != 404 {
+			t.Errorf("a store:false interaction was kept: %d", status)
+		}
+
+		// DELETE, then the turn is gone.
+		if _, err := interactionsSDK(t, e, "").Interactions.Delete(ctx, operations.DeleteInteractionRequest{ID: second.id}); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := interactionsGet(t, e, second.id, "interactions-client-key"); status != 404 {
+			t.Errorf("GET after DELETE: %d", status)
+		}
+		if _, err := interact(t, e, interaction{model: model, scenario: "text", input: "and?", prev: second.id}); err == nil {
+			t.Error("a deleted interaction was continued")
+		}
+	})
 }
 
 // TestInteractionsStoredSignatures: a stored thought step goes back to the
 // backend that signed it, and is left out for another backend.
 func TestInteractionsStoredSignatures(t *testing.T) {
-	e := startInteractionsEnv(t)
+	e := startResponsesEnv(t)
 	for _, b := range []string{"anthropic", "openai_responses", "gemini"} {
 		for _, stream := range []bool{false, true} {
-			first, err := interact(t, e, interaction{model: "via-" + b, scenario: "reasoning", stream: stream, input: "Think first."})
+			first, err := interact(t, e, interaction{model: interactionsModel(b), scenario: "reasoning", stream: stream, input: "Think first."})
 			if err != nil {
 				t.Fatal(err)
 			}
 			sig := ""
-			for _, s := range first.steps {
-				if s.ThoughtStep != nil && s.ThoughtStep.Signature != nil {
-					sig = *s.ThoughtStep.Signature
-				}
+			if th := first.thought(); th != nil && th.Signature != nil {
+				sig = *th.Signature
 			}
 			if i := strings.IndexByte(sig, ':'); i >= 0 {
 				sig = sig[i+1:] // a Responses backend's packed id:content
@@ -171,7 +141,7 @@ func TestInteractionsStoredSignatures(t *testing.T) {
 			}
 			for _, next := range []string{b, "openai_chat"} {
 				e.clearJournals()
-				if _, err := interact(t, e, interaction{model: "via-" + next, scenario: "text", stream: stream, input: "And now?", prev: first.id}); err != nil {
+				if _, err := interact(t, e, interaction{model: interactionsModel(next), scenario: "text", stream: stream, input: "And now?", prev: first.id}); err != nil {
 					t.Fatal(err)
 				}
 				body := e.onlyBackendRequest().Get("body").Raw
