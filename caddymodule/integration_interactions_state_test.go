@@ -8,6 +8,7 @@ package caddymodule_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"google.golang.org/genai"
 	gi "google.golang.org/genai/interactions/models/interactions"
 	"google.golang.org/genai/interactions/models/operations"
+
+	"github.com/louter/louter/internal/testcaddy"
 )
 
 // interactionsGet fetches a stored interaction with key: the status and
@@ -153,5 +156,68 @@ func TestInteractionsStoredSignatures(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestInteractionsStoredLongChain: 200 interactions, each continuing the
+// last with one new step, in a store bounded to 600 KB. Each turn is kept
+// once (its own steps, not the chain's), so the whole conversation fits
+// and turn 200's backend request carries all 200 inputs; a store that kept
+// each turn's whole history would need about 200²/2 turns' worth and evict
+// the chain's start.
+func TestInteractionsStoredLongChain(t *testing.T) {
+	ports := testcaddy.Start(t, `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		forward_headers X-Mock-Scenario
+		stored_responses {
+			max_stored_bytes 600KB
+		}
+		backend oai {
+			protocol openai_chat
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model * oai
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock {
+		name interactions-chain-mock
+	}
+}
+`)
+	testcaddy.WaitListening(t, ports[1])
+	e := &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}
+	const turns = 200
+	prev := ""
+	for i := range turns {
+		body := fmt.Sprintf(`{"model":"m","input":"turn-%03d %s"`, i, strings.Repeat("x", 500))
+		if prev != "" {
+			body += fmt.Sprintf(`,"previous_interaction_id":%q`, prev)
+		}
+		if i == turns-1 {
+			e.clearJournals()
+		}
+		resp := post(t, e.louter+"/v1beta/interactions", body+"}", "X-Goog-Api-Key", "chain-key", "X-Mock-Scenario", "echo")
+		got, _ := io.ReadAll(resp.Body)
+		prev = gjson.GetBytes(got, "id").Str
+		if resp.StatusCode != 200 || prev == "" {
+			t.Fatalf("turn %d: %d %s", i, resp.StatusCode, got)
+		}
+	}
+	last := e.onlyBackendRequest().Get("body").Raw
+	for _, want := range []string{"turn-000", "turn-100"} {
+		if strings.Count(last, want) < 2 {
+			t.Errorf("turn 200's backend request lacks %s, asked and answered", want)
+		}
+	}
+	if !strings.Contains(last, "turn-199") {
+		t.Error("turn 200's backend request lacks its own input")
+	}
+	// GET returns one turn's steps, whatever the chain's length.
+	if status, got := interactionsGet(t, e, prev, "chain-key"); status != 200 || len(got.Get("steps").Array()) != 2 {
+		t.Errorf("GET turn 200: %d, %d steps", status, len(got.Get("steps").Array()))
 	}
 }
