@@ -40,8 +40,10 @@ func init() {
 
 // classifyInteractions is the Interactions row's classify: everything
 // under .../v1beta/interactions (after any prefix). A POST to the
-// collection is a chat call; any other path or method of it is an API
-// path louter does not serve.
+// collection is a chat call; a stored interaction's paths
+// (.../interactions/{id}, .../{id}/cancel) are answered from the store
+// before the surface is (stateful.go: serveState), and anything else is
+// an API path louter does not serve.
 func classifyInteractions(_ *http.Request, path string) (apiRequest, bool) {
 	i := strings.Index(path, "/v1beta/interactions")
 	if i < 0 {
