@@ -20,7 +20,8 @@ import (
 )
 
 // This file gives a stateful protocol (the row's stateful: the Responses
-// API) its server-side state on every backend:
+// API, and the Interactions API as interactions_state.go describes) its
+// server-side state on every backend:
 //
 //   - A request with store true (the API's default) has its answer kept:
 //     one record per turn in package state, holding this turn's input
