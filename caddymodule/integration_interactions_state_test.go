@@ -166,30 +166,7 @@ func TestInteractionsStoredSignatures(t *testing.T) {
 // each turn's whole history would need about 200²/2 turns' worth and evict
 // the chain's start.
 func TestInteractionsStoredLongChain(t *testing.T) {
-	ports := testcaddy.Start(t, `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		forward_headers X-Mock-Scenario
-		stored_responses {
-			max_stored_bytes 600KB
-		}
-		backend oai {
-			protocol openai_chat
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		model * oai
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name interactions-chain-mock
-	}
-}
-`)
-	testcaddy.WaitListening(t, ports[1])
-	e := &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}
+	e := startStoredEnv(t, "max_stored_bytes 600KB")
 	const turns = 200
 	prev := ""
 	for i := range turns {
@@ -220,4 +197,32 @@ func TestInteractionsStoredLongChain(t *testing.T) {
 	if status, got := interactionsGet(t, e, prev, "chain-key"); status != 200 || len(got.Get("steps").Array()) != 2 {
 		t.Errorf("GET turn 200: %d, %d steps", status, len(got.Get("steps").Array()))
 	}
+}
+
+// startStoredEnv starts louter with one OpenAI Chat backend for every
+// model and the stored_responses options opts.
+func startStoredEnv(t *testing.T, opts string) *env {
+	t.Helper()
+	ports := testcaddy.Start(t, strings.ReplaceAll(`
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		forward_headers X-Mock-Scenario
+		stored_responses {
+			{OPTS}
+		}
+		backend oai {
+			protocol openai_chat
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
+		model * oai
+	}
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock
+}
+`, "{OPTS}", opts))
+	testcaddy.WaitListening(t, ports[1])
+	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}
 }

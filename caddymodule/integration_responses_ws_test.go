@@ -137,26 +137,8 @@ func TestIntegrationResponsesWebSocket(t *testing.T) {
 // TestIntegrationResponsesWebSocketOff: turned off, the upgrade gets 426,
 // the status that makes Codex use HTTP at once.
 func TestIntegrationResponsesWebSocketOff(t *testing.T) {
-	ports := testcaddy.Start(t, `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		stored_responses {
-			websocket off
-		}
-		backend oai {
-			protocol openai_chat
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		model * oai
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock
-}
-`)
-	req, _ := http.NewRequest(http.MethodGet, testcaddy.URL(ports[0])+"/v1/responses", nil)
+	e := startStoredEnv(t, "websocket off")
+	req, _ := http.NewRequest(http.MethodGet, e.louter+"/v1/responses", nil)
 	req.Header.Set("Upgrade", "websocket")
 	req.Header.Set("Connection", "Upgrade")
 	req.Header.Set("Sec-WebSocket-Version", "13")
