@@ -200,7 +200,8 @@ func TestInteractionsStoredLongChain(t *testing.T) {
 }
 
 // startStoredEnv starts louter with one OpenAI Chat backend for every
-// model and the stored_responses options opts.
+// model and the stored_responses options opts. Its mock has a journal of
+// its own: unnamed mocks share one, which other tests count.
 func startStoredEnv(t *testing.T, opts string) *env {
 	t.Helper()
 	ports := testcaddy.Start(t, strings.ReplaceAll(`
@@ -220,7 +221,9 @@ func startStoredEnv(t *testing.T, opts string) *env {
 }
 :{PORT1} {
 	bind 127.0.0.1
-	louter_mock
+	louter_mock {
+		name stored-env-mock
+	}
 }
 `, "{OPTS}", opts))
 	testcaddy.WaitListening(t, ports[1])
