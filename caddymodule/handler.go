@@ -95,7 +95,7 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		return l.reject(w, client, te)
 	} else if turn != nil {
 		body = turn.body
-		w = turn.capture(w)
+		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())
 	}
 	// One pass over the body, for both paths: it validates it, finds the

@@ -27,48 +27,10 @@ import (
 	"github.com/louter/louter/internal/testcaddy"
 )
 
-const interactionsCaddyfile = `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		forward_headers X-Mock-Scenario
-		backend oai {
-			protocol openai_chat
-			api_key oai-backend-key
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		backend anth {
-			protocol anthropic
-			api_key anth-backend-key
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		backend resp {
-			protocol openai_responses
-			api_key resp-backend-key
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		backend gem {
-			protocol gemini
-			api_key gem-backend-key
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		model via-openai_chat oai backend-model
-		model via-anthropic anth backend-model
-		model via-openai_responses resp backend-model
-		model via-gemini gem backend-model
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name interactions-mock
-	}
-}
-`
-
 // interactionsCall is one create call with the SDK: the interaction (for a
 // stream, assembled from its events as a client does), or the error.
 type interactionsCall struct {
+	id     string
 	status string
 	steps  []gi.Step
 	usage  *gi.Usage
@@ -76,12 +38,17 @@ type interactionsCall struct {
 }
 
 func interactionsSDK(t *testing.T, e *env, scenario string) *genai.Client {
+	return interactionsClient(t, e.louter+"/gemini", "interactions-client-key", scenario)
+}
+
+// interactionsClient is the genai SDK's client of louter at base, with key.
+func interactionsClient(t *testing.T, base, key, scenario string) *genai.Client {
 	t.Helper()
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey:  "interactions-client-key",
+		APIKey:  key,
 		Backend: genai.BackendGeminiAPI,
 		HTTPOptions: genai.HTTPOptions{
-			BaseURL: e.louter + "/gemini",
+			BaseURL: base,
 			Headers: http.Header{"X-Mock-Scenario": {scenario}},
 			Timeout: genai.Ptr(30 * time.Second),
 		},
@@ -99,9 +66,28 @@ func interactionsTools() []gi.Tool {
 	})}
 }
 
-// createInteraction sends input (a string or steps) and folds the answer.
+// createInteraction sends input (a string or steps) with store:false and
+// folds the answer.
 func createInteraction(t *testing.T, e *env, model, scenario string, stream bool, input any) (*interactionsCall, error) {
 	t.Helper()
+	return interact(t, e, interaction{model: model, scenario: scenario, stream: stream, input: input, store: genai.Ptr(false)})
+}
+
+// interaction is one create call: the model, the mock's scenario, the
+// input (a string or steps), and the stored-state members.
+type interaction struct {
+	model, scenario string
+	stream          bool
+	input           any
+	store           *bool  // nil: left out (the API's default, true)
+	prev            string // previous_interaction_id, or ""
+	key             string // the client's key; "": interactions-client-key
+}
+
+// interact sends q with the SDK and folds the answer.
+func interact(t *testing.T, e *env, q interaction) (*interactionsCall, error) {
+	t.Helper()
+	input, stream := q.input, q.stream
 	var in gi.InteractionsInput
 	switch v := input.(type) {
 	case string:
@@ -111,16 +97,24 @@ func createInteraction(t *testing.T, e *env, model, scenario string, stream bool
 	}
 	level := gi.ThinkingLevelLow
 	summaries := gi.ThinkingSummariesAuto
-	body := operations.NewCreateInteractionRequestBody(gi.CreateModelInteraction{
-		Model:             gi.Model(model),
+	create := gi.CreateModelInteraction{
+		Model:             gi.Model(q.model),
 		Input:             &in,
 		SystemInstruction: genai.Ptr("Be brief."),
 		Tools:             interactionsTools(),
-		Store:             genai.Ptr(false),
+		Store:             q.store,
 		Stream:            genai.Ptr(stream),
 		GenerationConfig:  &gi.GenerationConfig{ThinkingLevel: &level, ThinkingSummaries: &summaries},
-	})
-	res, err := interactionsSDK(t, e, scenario).Interactions.Create(context.Background(),
+	}
+	if q.prev != "" {
+		create.PreviousInteractionID = &q.prev
+	}
+	key := q.key
+	if key == "" {
+		key = "interactions-client-key"
+	}
+	body := operations.NewCreateInteractionRequestBody(create)
+	res, err := interactionsClient(t, e.louter+"/gemini", key, q.scenario).Interactions.Create(context.Background(),
 		operations.CreateInteractionRequest{Body: body}, operations.WithRetries(retry.Config{Strategy: "none"}))
 	if err != nil {
 		return nil, err
@@ -129,7 +123,11 @@ func createInteraction(t *testing.T, e *env, model, scenario string, stream bool
 		if res.Interaction == nil {
 			t.Fatal("no interaction in a non-streaming answer")
 		}
-		return &interactionsCall{status: string(res.Interaction.Status), steps: res.Interaction.Steps, usage: res.Interaction.Usage}, nil
+		id := ""
+		if res.Interaction.ID != nil {
+			id = *res.Interaction.ID
+		}
+		return &interactionsCall{id: id, status: string(res.Interaction.Status), steps: res.Interaction.Steps, usage: res.Interaction.Usage}, nil
 	}
 	s := res.InteractionSSEStreamEvent
 	if s == nil {
@@ -144,6 +142,8 @@ func createInteraction(t *testing.T, e *env, model, scenario string, stream bool
 		out.events = append(out.events, ev.Get("event_type").Str)
 		i := int(ev.Get("index").Int())
 		switch ev.Get("event_type").Str {
+		case "interaction.created":
+			out.id = ev.Get("interaction.id").Str
 		case "step.start":
 			var step map[string]any
 			_ = json.Unmarshal([]byte(ev.Get("step").Raw), &step)
@@ -194,131 +194,157 @@ func createInteraction(t *testing.T, e *env, model, scenario string, stream bool
 	return out, nil
 }
 
+// call is the answer's last function_call step, or nil.
+func (c *interactionsCall) call() *gi.FunctionCallStep {
+	var call *gi.FunctionCallStep
+	for _, s := range c.steps {
+		if s.FunctionCallStep != nil {
+			call = s.FunctionCallStep
+		}
+	}
+	return call
+}
+
+// thought is the answer's last thought step, or nil.
+func (c *interactionsCall) thought() *gi.ThoughtStep {
+	var thought *gi.ThoughtStep
+	for _, s := range c.steps {
+		if s.ThoughtStep != nil {
+			thought = s.ThoughtStep
+		}
+	}
+	return thought
+}
+
 func userStep(text string) gi.Step {
 	return gi.NewStep(gi.UserInputStep{Content: []gi.Content{gi.NewContent(gi.TextContent{Text: text})}})
 }
 
-var interactionsBackends = []struct{ protocol, path string }{
-	{"openai_chat", "/v1/chat/completions"},
-	{"anthropic", "/v1/messages"},
-	{"openai_responses", "/v1/responses"},
-	{"gemini", "/v1beta/models/backend-model:"},
+// interactionsBackend is a backend protocol the Interactions tests reach
+// through the Responses tests' configuration (startResponsesEnv): the
+// model routed to it, and the start of the backend's path.
+type interactionsBackend struct{ protocol, model, path string }
+
+var interactionsBackends = []interactionsBackend{
+	{"openai_chat", "resp-via-openai-1", "/v1/chat/completions"},
+	{"anthropic", "resp-via-anthropic-1", "/v1/messages"},
+	{"openai_responses", "gpt-via-responses-1", "/v1/responses"},
+	{"gemini", "resp-via-gemini-1", "/v1beta/models/backend-model:"},
 }
 
-// TestInteractionsClient: a tool round trip and a reasoning round trip on
-// every backend protocol, streaming and not.
-func TestInteractionsClient(t *testing.T) {
-	e := startInteractionsEnv(t)
+// interactionsModel is the model routed to a backend protocol.
+func interactionsModel(protocol string) string {
+	for _, b := range interactionsBackends {
+		if b.protocol == protocol {
+			return b.model
+		}
+	}
+	panic("no backend " + protocol)
+}
+
+// eachInteractionsBackend runs test on every backend protocol, streaming
+// and not, as subtests.
+func eachInteractionsBackend(t *testing.T, test func(t *testing.T, b interactionsBackend, stream bool)) {
 	for _, b := range interactionsBackends {
 		for _, stream := range []bool{false, true} {
 			name := b.protocol
 			if stream {
 				name += "/stream"
 			}
-			t.Run(name, func(t *testing.T) {
-				model := "via-" + b.protocol
-				// Turn 1: the model calls the tool.
-				e.clearJournals()
-				first, err := createInteraction(t, e, model, "tool", stream, "What is the weather in Paris?")
-				if err != nil {
-					t.Fatal(err)
-				}
-				var call *gi.FunctionCallStep
-				for _, s := range first.steps {
-					if s.FunctionCallStep != nil {
-						call = s.FunctionCallStep
-					}
-				}
-				if first.status != "requires_action" || call == nil || call.Name != "get_weather" || call.Arguments["city"] == nil || call.ID == "" {
-					t.Fatalf("turn 1: status %q, steps %+v", first.status, first.steps)
-				}
-				if first.usage == nil || first.usage.TotalInputTokens == nil || *first.usage.TotalInputTokens <= 0 || *first.usage.TotalTokens <= *first.usage.TotalInputTokens {
-					t.Errorf("turn 1 usage %+v", first.usage)
-				}
-				if stream && (first.events[0] != "interaction.created" || first.events[len(first.events)-1] != "interaction.completed") {
-					t.Errorf("stream events %v", first.events)
-				}
-				got := e.onlyBackendRequest()
-				if got.Get("protocol").Str != b.protocol || !strings.HasPrefix(got.Get("path").Str, b.path) {
-					t.Errorf("backend got %s %s", got.Get("protocol"), got.Get("path"))
-				}
-				if !strings.Contains(got.Get("body").Raw, "Be brief.") || !strings.Contains(got.Get("body").Raw, "get_weather") {
-					t.Errorf("system or tools lost: %s", got.Get("body").Raw)
-				}
-
-				// Turn 2: the whole history, the call's result last.
-				e.clearJournals()
-				history := append([]gi.Step{userStep("What is the weather in Paris?")}, first.steps...)
-				history = append(history, gi.NewStep(gi.FunctionResultStep{CallID: call.ID, Name: genai.Ptr("get_weather"),
-					Result: gi.NewFunctionResultStepResultUnion("sunny-louter-7")}))
-				second, err := createInteraction(t, e, model, "text", stream, history)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if second.status != "completed" || len(second.steps) == 0 || second.steps[len(second.steps)-1].ModelOutputStep == nil {
-					t.Fatalf("turn 2: status %q steps %+v", second.status, second.steps)
-				}
-				body := e.onlyBackendRequest().Get("body").Raw
-				if !strings.Contains(body, "sunny-louter-7") || strings.Count(body, "get_weather") < 2 {
-					t.Errorf("tool result not sent with its call: %s", body)
-				}
-				// A Gemini backend signs its calls; the signature rode in
-				// the call's id and goes back on the functionCall part.
-				if sig := base64.StdEncoding.EncodeToString([]byte("louter_mock thought signature")); b.protocol == "gemini" &&
-					gjson.Get(body, `contents.#.parts.#(functionCall).thoughtSignature|0`).Str != sig {
-					t.Errorf("the call's thought signature was not handed back: %s", body)
-				}
-
-				// Reasoning: the thought's summary and signature, handed
-				// back, reach the backend that issued the signature.
-				e.clearJournals()
-				third, err := createInteraction(t, e, model, "reasoning", stream, "Think first.")
-				if err != nil {
-					t.Fatal(err)
-				}
-				var thought *gi.ThoughtStep
-				for _, s := range third.steps {
-					if s.ThoughtStep != nil {
-						thought = s.ThoughtStep
-					}
-				}
-				if thought == nil || len(thought.Summary) == 0 {
-					t.Fatalf("no thought summary: %+v", third.steps)
-				}
-				if thought.Signature != nil && *thought.Signature != "" {
-					e.clearJournals()
-					history := append([]gi.Step{userStep("Think first.")}, third.steps...)
-					history = append(history, userStep("And now?"))
-					if _, err := createInteraction(t, e, model, "text", stream, history); err != nil {
-						t.Fatal(err)
-					}
-					sig := *thought.Signature
-					if i := strings.IndexByte(sig, ':'); i >= 0 {
-						sig = sig[i+1:] // a Responses backend's packed id:content
-					}
-					if body := e.onlyBackendRequest().Get("body").Raw; !strings.Contains(body, sig) {
-						t.Errorf("signature %q not handed back: %s", sig, body)
-					}
-				} else if b.protocol == "anthropic" || b.protocol == "openai_responses" {
-					t.Errorf("%s signs its thinking, but the thought has no signature", b.protocol)
-				}
-			})
+			t.Run(name, func(t *testing.T) { test(t, b, stream) })
 		}
 	}
 }
 
-func startInteractionsEnv(t *testing.T) *env {
-	t.Helper()
-	ports := testcaddy.Start(t, interactionsCaddyfile)
-	testcaddy.WaitListening(t, ports[1])
-	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}
+// TestInteractionsClient: a tool round trip and a reasoning round trip on
+// every backend protocol, streaming and not.
+func TestInteractionsClient(t *testing.T) {
+	e := startResponsesEnv(t)
+	eachInteractionsBackend(t, func(t *testing.T, b interactionsBackend, stream bool) {
+		model := b.model
+		// Turn 1: the model calls the tool.
+		e.clearJournals()
+		first, err := createInteraction(t, e, model, "tool", stream, "What is the weather in Paris?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := first.call()
+		if first.status != "requires_action" || call == nil || call.Name != "get_weather" || call.Arguments["city"] == nil || call.ID == "" {
+			t.Fatalf("turn 1: status %q, steps %+v", first.status, first.steps)
+		}
+		if first.usage == nil || first.usage.TotalInputTokens == nil || *first.usage.TotalInputTokens <= 0 || *first.usage.TotalTokens <= *first.usage.TotalInputTokens {
+			t.Errorf("turn 1 usage %+v", first.usage)
+		}
+		if stream && (first.events[0] != "interaction.created" || first.events[len(first.events)-1] != "interaction.completed") {
+			t.Errorf("stream events %v", first.events)
+		}
+		got := e.onlyBackendRequest()
+		if got.Get("protocol").Str != b.protocol || !strings.HasPrefix(got.Get("path").Str, b.path) {
+			t.Errorf("backend got %s %s", got.Get("protocol"), got.Get("path"))
+		}
+		if !strings.Contains(got.Get("body").Raw, "Be brief.") || !strings.Contains(got.Get("body").Raw, "get_weather") {
+			t.Errorf("system or tools lost: %s", got.Get("body").Raw)
+		}
+
+		// Turn 2: the whole history, the call's result last.
+		e.clearJournals()
+		history := append([]gi.Step{userStep("What is the weather in Paris?")}, first.steps...)
+		history = append(history, gi.NewStep(gi.FunctionResultStep{CallID: call.ID, Name: genai.Ptr("get_weather"),
+			Result: gi.NewFunctionResultStepResultUnion("sunny-louter-7")}))
+		second, err := createInteraction(t, e, model, "text", stream, history)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second.status != "completed" || len(second.steps) == 0 || second.steps[len(second.steps)-1].ModelOutputStep == nil {
+			t.Fatalf("turn 2: status %q steps %+v", second.status, second.steps)
+		}
+		body := e.onlyBackendRequest().Get("body").Raw
+		if !strings.Contains(body, "sunny-louter-7") || strings.Count(body, "get_weather") < 2 {
+			t.Errorf("tool result not sent with its call: %s", body)
+		}
+		// A Gemini backend signs its calls; the signature rode in
+		// the call's id and goes back on the functionCall part.
+		if sig := base64.StdEncoding.EncodeToString([]byte("louter_mock thought signature")); b.protocol == "gemini" &&
+			gjson.Get(body, `contents.#.parts.#(functionCall).thoughtSignature|0`).Str != sig {
+			t.Errorf("the call's thought signature was not handed back: %s", body)
+		}
+
+		// Reasoning: the thought's summary and signature, handed
+		// back, reach the backend that issued the signature.
+		e.clearJournals()
+		third, err := createInteraction(t, e, model, "reasoning", stream, "Think first.")
+		if err != nil {
+			t.Fatal(err)
+		}
+		thought := third.thought()
+		if thought == nil || len(thought.Summary) == 0 {
+			t.Fatalf("no thought summary: %+v", third.steps)
+		}
+		if thought.Signature != nil && *thought.Signature != "" {
+			e.clearJournals()
+			history := append([]gi.Step{userStep("Think first.")}, third.steps...)
+			history = append(history, userStep("And now?"))
+			if _, err := createInteraction(t, e, model, "text", stream, history); err != nil {
+				t.Fatal(err)
+			}
+			sig := *thought.Signature
+			if i := strings.IndexByte(sig, ':'); i >= 0 {
+				sig = sig[i+1:] // a Responses backend's packed id:content
+			}
+			if body := e.onlyBackendRequest().Get("body").Raw; !strings.Contains(body, sig) {
+				t.Errorf("signature %q not handed back: %s", sig, body)
+			}
+		} else if b.protocol == "anthropic" || b.protocol == "openai_responses" {
+			t.Errorf("%s signs its thinking, but the thought has no signature", b.protocol)
+		}
+	})
 }
 
 // TestInteractionsClientErrors: errors in the Interactions API's shape, as
 // the SDK reads them, before and during a stream; and the stateful parts
 // louter does not serve yet, refused by name.
 func TestInteractionsClientErrors(t *testing.T) {
-	e := startInteractionsEnv(t)
+	e := startResponsesEnv(t)
 	clientErr := func(err error) *apierrors.CreateInteractionClientError {
 		ce, _ := errors.AsType[*apierrors.CreateInteractionClientError](err)
 		return ce
@@ -328,7 +354,7 @@ func TestInteractionsClientErrors(t *testing.T) {
 		status   int
 		code     string
 	}{{"error_400", 400, "invalid_request"}, {"error_401", 401, "authentication"}} {
-		_, err := createInteraction(t, e, "via-anthropic", tt.scenario, false, "hi")
+		_, err := createInteraction(t, e, "resp-via-anthropic-1", tt.scenario, false, "hi")
 		ce := clientErr(err)
 		if ce == nil || ce.HTTPMeta.Response.StatusCode != tt.status || ce.Error_.Code == nil || *ce.Error_.Code != tt.code {
 			t.Errorf("%s: %v", tt.scenario, err)
@@ -339,26 +365,24 @@ func TestInteractionsClientErrors(t *testing.T) {
 		t.Errorf("unknown model: %v", err)
 	}
 	// Mid-stream: an error event, then the [DONE] sentinel.
-	_, err = createInteraction(t, e, "via-openai_chat", "stream_error", true, "hi")
+	_, err = createInteraction(t, e, "resp-via-openai-1", "stream_error", true, "hi")
 	if err == nil || !strings.HasPrefix(err.Error(), "unavailable: ") && !strings.HasPrefix(err.Error(), "internal: ") {
 		t.Errorf("stream_error: %v", err)
 	}
 
-	// previous_interaction_id: a 400 naming it, in the API's shape.
-	in := gi.NewInteractionsInput("and then?")
-	body := operations.NewCreateInteractionRequestBody(gi.CreateModelInteraction{Model: "via-gemini", Input: &in, PreviousInteractionID: genai.Ptr("v1_abc")})
-	_, err = interactionsSDK(t, e, "text").Interactions.Create(context.Background(), operations.CreateInteractionRequest{Body: body})
-	if ce := clientErr(err); ce == nil || ce.HTTPMeta.Response.StatusCode != 400 || !strings.HasPrefix(*ce.Error_.Message, "previous_interaction_id: louter does not store interactions yet") {
+	// previous_interaction_id of an interaction nobody stored: a 404
+	// naming it, in the API's shape; GET likewise.
+	_, err = interact(t, e, interaction{model: "resp-via-gemini-1", scenario: "text", input: "and then?", prev: "v1_abc"})
+	if ce := clientErr(err); ce == nil || ce.HTTPMeta.Response.StatusCode != 404 || *ce.Error_.Code != "not_found" || !strings.HasPrefix(*ce.Error_.Message, "previous_interaction_id: interaction 'v1_abc' not found") {
 		t.Errorf("previous_interaction_id: %v", err)
 	}
-	// A stored interaction cannot be fetched: a 404 saying why.
 	resp, err := testcaddy.Client.Get(e.louter + "/gemini/v1beta/interactions/v1_abc")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 404 || gjson.GetBytes(b, "error.code").Str != "not_found" || !strings.Contains(gjson.GetBytes(b, "error.message").Str, "does not store interactions yet") {
+	if resp.StatusCode != 404 || gjson.GetBytes(b, "error.code").Str != "not_found" || gjson.GetBytes(b, "error.message").Str != "interaction 'v1_abc' not found" {
 		t.Errorf("GET: %d %s", resp.StatusCode, b)
 	}
 }
@@ -449,13 +473,8 @@ func TestInteractionsClientKeys(t *testing.T) {
 	if !strings.Contains(string(raw), "\n\n: keep-alive\n\n") || !strings.HasSuffix(string(raw), "event: done\ndata: [DONE]\n\n") {
 		t.Errorf("slow stream, raw:\n%s", raw)
 	}
-	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "alice-key", Backend: genai.BackendGeminiAPI,
-		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: http.Header{"X-Mock-Scenario": {"slow"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := gi.NewInteractionsInput("hi")
-	res, err := c.Interactions.Create(context.Background(), operations.CreateInteractionRequest{Body: operations.NewCreateInteractionRequestBody(
+	res, err := interactionsClient(t, base, "alice-key", "slow").Interactions.Create(context.Background(), operations.CreateInteractionRequest{Body: operations.NewCreateInteractionRequestBody(
 		gi.CreateModelInteraction{Model: "via-anthropic", Input: &in, Stream: genai.Ptr(true), Store: genai.Ptr(false)})})
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,16 @@ func TestIntegrationResponsesWebSocket(t *testing.T) {
 		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 {
 			t.Errorf("unsupported message: %s", evs[0].Raw)
 		}
+		// Lanes (stream_id) and background are refused by name; the
+		// socket stays open.
+		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"resp-via-openai-1","stream_id":"lane-2","input":"x"}`)
+		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 || !strings.HasPrefix(evs[0].Get("error.message").Str, "louter: stream_id: ") {
+			t.Errorf("stream_id: %s", evs[0].Raw)
+		}
+		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"resp-native-1","background":true,"input":"x"}`)
+		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 || evs[0].Get("error.param").Str != "background" {
+			t.Errorf("background: %s", evs[0].Raw)
+		}
 		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"no-such-model","input":"x"}`)
 		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 404 {
 			t.Errorf("unknown model: %s", evs[0].Raw)
@@ -127,26 +137,8 @@ func TestIntegrationResponsesWebSocket(t *testing.T) {
 // TestIntegrationResponsesWebSocketOff: turned off, the upgrade gets 426,
 // the status that makes Codex use HTTP at once.
 func TestIntegrationResponsesWebSocketOff(t *testing.T) {
-	ports := testcaddy.Start(t, `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		stored_responses {
-			websocket off
-		}
-		backend oai {
-			protocol openai_chat
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		model * oai
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock
-}
-`)
-	req, _ := http.NewRequest(http.MethodGet, testcaddy.URL(ports[0])+"/v1/responses", nil)
+	e := startStoredEnv(t, "websocket off")
+	req, _ := http.NewRequest(http.MethodGet, e.louter+"/v1/responses", nil)
 	req.Header.Set("Upgrade", "websocket")
 	req.Header.Set("Connection", "Upgrade")
 	req.Header.Set("Sec-WebSocket-Version", "13")

@@ -12,10 +12,11 @@ import (
 // client protocol: its row, and what the row points at. Clients call
 // POST .../v1beta/interactions with the model and "stream" in the body;
 // louter answers from any backend. The rest of the API works on stored
-// interactions (GET, DELETE and POST .../cancel of
-// .../v1beta/interactions/{id}), which louter does not keep yet: those
-// paths get a 404 in the API's error shape saying so, and the request
-// decoder refuses previous_interaction_id and store:true likewise. No
+// interactions (previous_interaction_id; GET, DELETE and POST .../cancel
+// of .../v1beta/interactions/{id}), which louter keeps in its store as
+// stored responses are (interactions_state.go). With stored_responses
+// disabled those paths get a 404 in the API's error shape, and the
+// request decoder refuses previous_interaction_id and store:true. No
 // backend can speak the protocol (the row has no endpoint).
 
 func init() {
@@ -25,6 +26,7 @@ func init() {
 		unknownURL: interactionsUnknownURL,
 		// The genai SDK's event-stream reader skips comment lines.
 		keepalive:  []byte(": keep-alive\n\n"),
+		stateful:   &interactionsState, // interactions_state.go
 		keyMissing: "louter: no API key was sent (x-goog-api-key, ?key= or Authorization: Bearer)",
 		keyInvalid: "louter: API key not valid. Please pass a valid API key.",
 		ownHeaders: headerSet("X-Goog-Api-Client", "Api-Revision"),
@@ -38,8 +40,10 @@ func init() {
 
 // classifyInteractions is the Interactions row's classify: everything
 // under .../v1beta/interactions (after any prefix). A POST to the
-// collection is a chat call; any other path or method of it is an API
-// path louter does not serve.
+// collection is a chat call; a stored interaction's paths
+// (.../interactions/{id}, .../{id}/cancel) are answered from the store
+// before the surface is (stateful.go: serveState), and anything else is
+// an API path louter does not serve.
 func classifyInteractions(_ *http.Request, path string) (apiRequest, bool) {
 	i := strings.Index(path, "/v1beta/interactions")
 	if i < 0 {
@@ -57,13 +61,10 @@ func classifyInteractions(_ *http.Request, path string) (apiRequest, bool) {
 	return req, true
 }
 
-// interactionsUnknownURL is the Interactions row's 404: a stored
-// interaction's path says that louter stores none, anything else that the
-// path is not served.
+// interactionsUnknownURL is the Interactions row's 404. A stored
+// interaction's paths are answered before (stateful.go), also when
+// stored_responses are disabled.
 func interactionsUnknownURL(method, api string) *translate.Error {
-	msg := fmt.Sprintf("louter: %s %s is not an endpoint louter serves", method, api)
-	if strings.HasPrefix(api, "/v1beta/interactions/") {
-		msg = fmt.Sprintf("louter: %s %s: louter does not store interactions yet, so none can be fetched, cancelled or deleted; create each interaction with store:false and the whole conversation in input", method, api)
-	}
-	return &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found", Message: msg}
+	return &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found",
+		Message: fmt.Sprintf("louter: %s %s is not an endpoint louter serves", method, api)}
 }

@@ -104,11 +104,12 @@ type protocolRow struct {
 	// tools (the Responses API's response object), so the decoded request
 	// keeps their definitions while the answer streams (request_release.go).
 	echoesRequest bool
-	// stateful is whether the protocol's server keeps its answers
-	// (the Responses API's store, previous_response_id, GET
-	// /v1/responses/{id}, its WebSocket and compaction): louter keeps
-	// them in its own store for every backend (stateful.go).
-	stateful bool
+	// stateful is, for a protocol whose server keeps its answers (the
+	// Responses API's store, previous_response_id, GET
+	// /v1/responses/{id}; the Interactions API's previous_interaction_id),
+	// how it names them: louter keeps them in its own store for every
+	// backend (stateful.go). nil: a stateless protocol.
+	stateful *statefulAPI
 
 	// --- The protocol as a client hears it: answers in its shape ---
 
@@ -377,7 +378,7 @@ func builtinRows() []*protocolRow {
 			unknownURL:       openAIUnknownURL,
 			conversationKey:  openAIConversationKey,
 			echoesRequest:    true,
-			stateful:         true,
+			stateful:         &responsesState, // stateful.go
 			keepalive:        []byte(": keep-alive\n\n"),
 			rateLimitHeaders: openAIRateLimitHeaders,
 			ownHeaders:       headerSet("Openai-Beta", "Idempotency-Key", "Originator", "Session_id", "Conversation_id"),

@@ -155,6 +155,13 @@ func (l *Louter) serveFrame(ctx context.Context, r *http.Request, sess *wsSessio
 		out.errorFrame(http.StatusBadRequest, "invalid_request_error", "louter: unsupported message type "+strconv.Quote(typ)+"; send response.create")
 		return
 	}
+	if sid := gjson.GetBytes(data, "stream_id"); sid.Exists() && sid.Type != gjson.Null && sid.Str != "" {
+		// Lanes are not served: a frame's lane would run in turn with
+		// the others and its events would not echo it. Codex 0.169 sends
+		// no stream_id.
+		out.errorFrame(http.StatusBadRequest, "invalid_request_error", "louter: stream_id: lanes are not supported; this socket runs one response at a time, in order; send response.create without stream_id, or open another socket")
+		return
+	}
 	body, _ := sjson.DeleteBytes(data, "type")
 	body, _ = sjson.DeleteBytes(body, "client_metadata")
 	if gjson.GetBytes(body, "generate").Type == gjson.False {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
 	"github.com/louter/louter/limits"
@@ -19,7 +20,8 @@ import (
 )
 
 // This file gives a stateful protocol (the row's stateful: the Responses
-// API) its server-side state on every backend:
+// API, and the Interactions API as interactions_state.go describes) its
+// server-side state on every backend:
 //
 //   - A request with store true (the API's default) has its answer kept:
 //     one record per turn in package state, holding this turn's input
@@ -178,20 +180,73 @@ func stateOwner(r *http.Request) string {
 	return "k:" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// statefulAPI is how a stateful protocol's API names its server-side
+// state: what louter needs to keep its turns and to put them back. A row's
+// stateful points at one.
+type statefulAPI struct {
+	// path is the API's collection after the prefix: a POST to it creates
+	// a turn, path/{id} names a stored one.
+	path string
+	// object is the "object" member of the API's stored object; a record
+	// holding another API's object is not found through this one.
+	object string
+	// prev is the request member naming the turn a request continues.
+	prev string
+	// output is the stored object's member listing its output items.
+	output string
+	// private is the type of the output items that go back only to the
+	// backend that made them: reasoning, whose signature or encrypted
+	// content is that provider's.
+	private string
+	// items is a request's input as a JSON array of the API's items.
+	items func(in gjson.Result) []byte
+	// notFound is the answer to a continuation of an id the client has
+	// not stored (unknown, expired, deleted, another client's).
+	notFound func(id string) *translate.Error
+	// serveStored answers a request for path/{rest} (rest is what
+	// follows the slash); api is this.
+	serveStored func(l *Louter, w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error
+	// assembler, when set, makes the object of a stream from its data
+	// lines; nil: the stream's terminal event carries it whole.
+	assembler func() streamAssembler
+	// What only the Responses API has: conversations (the conversation
+	// member), compaction items, and its WebSocket.
+	conversations, compaction, websocket bool
+}
+
+// responsesState is the Responses API's (the row's stateful).
+var responsesState = statefulAPI{
+	path:          "/v1/responses",
+	object:        "response",
+	prev:          "previous_response_id",
+	output:        "output",
+	private:       "reasoning",
+	items:         inputItems,
+	notFound:      previousNotFound,
+	serveStored:   (*Louter).serveStoredResponse, // stored_endpoints.go
+	conversations: true,
+	compaction:    true,
+	websocket:     true,
+}
+
 // serveState answers the stateful endpoints of a stateful protocol: the
-// stored responses, compaction, and the WebSocket upgrade. It reports
-// whether it answered.
+// stored turns, compaction, and the WebSocket upgrade. It reports whether
+// it answered.
 func (l *Louter) serveState(w http.ResponseWriter, r *http.Request, req apiRequest) (bool, error) {
-	if req.action == actNext || !rowOf(req.protocol).stateful || !strings.HasPrefix(req.api, "/v1/responses") {
+	if req.action == actNext {
+		return false, nil
+	}
+	api := rowOf(req.protocol).stateful
+	if api == nil || !strings.HasPrefix(req.api, api.path) {
 		return false, nil
 	}
 	codec, ok := translate.Lookup(req.protocol)
 	if !ok {
 		return false, nil
 	}
-	rest := strings.TrimPrefix(req.api, "/v1/responses")
+	rest := strings.TrimPrefix(req.api, api.path)
 	if rest == "" {
-		if r.Method != http.MethodGet || !isWebSocketUpgrade(r) {
+		if !api.websocket || r.Method != http.MethodGet || !isWebSocketUpgrade(r) {
 			return false, nil
 		}
 		return true, l.serveWebSocket(w, r, req, codec) // responses_ws.go
@@ -200,18 +255,17 @@ func (l *Louter) serveState(w http.ResponseWriter, r *http.Request, req apiReque
 		return false, nil
 	}
 	if l.state == nil {
-		return true, l.reject(w, codec, translate.NewError(http.StatusNotFound, "louter: stored responses are disabled on this gateway (stored_responses disabled)"))
+		return true, l.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: %s: stored turns are disabled on this gateway (stored_responses disabled)", req.api)))
 	}
 	rest = rest[1:]
-	if rest == "compact" {
+	if rest == "compact" && api.compaction {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			return true, l.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest, Message: "louter: /v1/responses/compact takes POST"})
 		}
 		return true, l.serveCompact(w, r, codec) // stateful_compact.go
 	}
-	id, sub, _ := strings.Cut(rest, "/")
-	return true, l.serveStored(w, r, codec, id, sub) // stored_endpoints.go
+	return true, api.serveStored(l, w, r, codec, api, rest)
 }
 
 // isWebSocketUpgrade reports whether r asks for a WebSocket.

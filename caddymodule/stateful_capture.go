@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -27,6 +28,28 @@ type captureWriter struct {
 	terminal bool   // the last event line named a terminal event
 	final    []byte // the terminal event's data
 	body     []byte // a JSON answer
+
+	object string          // the "object" member of the API's stored object
+	asm    streamAssembler // reads every data line, when the API needs one
+
+	// complete is called once, when the answer is whole (a stream's
+	// terminal event read, a JSON body's Content-Length reached), before
+	// the bytes that complete it go to the client: the turn is stored
+	// before the client can name it in its next request.
+	complete func()
+}
+
+// A streamAssembler builds the stored object of a protocol whose stream's
+// terminal event does not carry it whole (the Interactions API's
+// interaction.completed has no steps): it is given every data line, and
+// copies what it keeps.
+type streamAssembler interface {
+	data(line []byte)
+	// done reports whether the stream's terminal event was read.
+	done() bool
+	// object is the assembled object, or nil when the stream did not
+	// complete.
+	object() []byte
 }
 
 // maxCapturedJSON bounds a JSON answer kept for the store.
@@ -65,8 +88,27 @@ func (c *captureWriter) Write(p []byte) (int, error) {
 		} else {
 			c.skip, c.body = true, nil
 		}
+		if c.complete != nil && c.whole() {
+			done := c.complete
+			c.complete = nil
+			done()
+		}
 	}
 	return c.ResponseWriter.Write(p)
+}
+
+// whole reports whether the answer read so far is complete.
+func (c *captureWriter) whole() bool {
+	switch {
+	case c.skip:
+		return false
+	case c.sse && c.asm != nil:
+		return c.asm.done()
+	case c.sse:
+		return len(c.final) > 0
+	}
+	n, err := strconv.Atoi(c.Header().Get("Content-Length"))
+	return err == nil && len(c.body) == n
 }
 
 // scan reads SSE lines from p.
@@ -97,7 +139,7 @@ func (c *captureWriter) wanted(line []byte) bool {
 	if !bytes.HasPrefix(line, []byte("data:")) {
 		return false
 	}
-	if c.terminal {
+	if c.terminal || c.asm != nil {
 		return true
 	}
 	head := line[:min(len(line), linePeek)]
@@ -112,7 +154,10 @@ func (c *captureWriter) endLine() {
 		name := string(bytes.TrimSpace(line[len("event:"):]))
 		c.terminal = name == "response.completed" || name == "response.incomplete" || name == "response.failed"
 	case bytes.HasPrefix(line, []byte("data:")):
-		if c.wanted(line) {
+		switch {
+		case c.asm != nil:
+			c.asm.data(bytes.TrimSpace(line[len("data:"):]))
+		case c.wanted(line):
 			c.final = append(c.final[:0], bytes.TrimSpace(line[len("data:"):])...)
 		}
 		c.terminal = false
@@ -130,6 +175,9 @@ func (c *captureWriter) response() []byte {
 	if c.skip || !c.decided {
 		return nil
 	}
+	if c.sse && c.asm != nil {
+		return c.asm.object()
+	}
 	if c.sse {
 		r := gjson.GetBytes(c.final, "response")
 		if !r.IsObject() {
@@ -137,13 +185,16 @@ func (c *captureWriter) response() []byte {
 		}
 		return []byte(r.Raw)
 	}
-	if gjson.GetBytes(c.body, "object").Str != "response" {
+	if gjson.GetBytes(c.body, "object").Str != c.object {
 		return nil
 	}
 	return c.body
 }
 
-func (c *captureWriter) release() { c.line, c.final, c.body = nil, nil, nil }
+// release drops what was kept; nothing more is.
+func (c *captureWriter) release() {
+	c.line, c.final, c.body, c.asm, c.skip, c.decided = nil, nil, nil, nil, true, true
+}
 
 // Flush implements http.Flusher.
 func (c *captureWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }

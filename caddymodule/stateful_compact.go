@@ -46,6 +46,12 @@ const keptUserBytes = 20000
 // storedSummary is a compaction record's data.
 type storedSummary struct {
 	Summary string `json:"summary"`
+	// An inline compaction's (stateful_inline_compact.go): the kept user
+	// messages and the items from the latest user message on, which with
+	// the summary replace everything up to the item. Tail is nil for
+	// /v1/responses/compact's, whose item stands for the summary alone.
+	Kept json.RawMessage `json:"kept,omitempty"`
+	Tail json.RawMessage `json:"tail,omitempty"`
 }
 
 // expandCompactions replaces each compaction item louter made with its
@@ -85,10 +91,13 @@ func (t *stateTurn) expandCompactions(ctx context.Context, items []byte, passthr
 		}
 		var sum storedSummary
 		_ = json.Unmarshal(rec.Data, &sum)
-		msg, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": []map[string]string{{
-			"type": "input_text", "text": "Summary of the conversation so far (earlier turns were compacted):\n\n" + sum.Summary,
-		}}})
-		out = append(out, msg...)
+		if sum.Tail != nil {
+			// Everything up to the item is what it replaced.
+			out = sum.replacement(out[:1])
+			out = out[:len(out)-1]
+			continue
+		}
+		out = append(out, summaryMessage(sum.Summary)...)
 	}
 	return append(out, ']'), nil
 }
@@ -107,13 +116,51 @@ func (l *Louter) serveCompact(w http.ResponseWriter, r *http.Request, codec tran
 		return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model", Message: "louter: the request names no model"})
 	}
 	input := inputItems(res[1])
-	// The summary turn: the history, then the request for a summary.
-	sub := map[string]any{"model": res[0].Str, "store": false, "stream": false}
-	if res[2].Type == gjson.String {
-		sub["instructions"] = res[2].Str
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = strings.TrimSuffix(r.URL.Path, "/compact")
+	r2.URL.RawPath = ""
+	c, failed, err := l.summarize(r2, res[0].Str, res[2], res[3].Str, input, storedSummary{})
+	if failed != nil || err != nil {
+		return l.passOn(w, codec, failed, err)
 	}
-	if res[3].Type == gjson.String {
-		sub["previous_response_id"] = res[3].Str
+	out := []byte(`{"id":`)
+	out = strconv.AppendQuote(out, state.NewID("cmp_"))
+	out = append(out, `,"object":"response.compaction","created_at":`...)
+	out = strconv.AppendInt(out, time.Now().Unix(), 10)
+	out = append(out, `,"output":[`...)
+	for _, it := range keptUserMessages(input) {
+		out = append(out, it...)
+		out = append(out, ',')
+	}
+	out = append(out, c.item...)
+	out = append(out, `],"usage":`...)
+	out = append(out, c.usage...)
+	out = append(out, '}')
+	return writeRawJSON(w, http.StatusOK, out)
+}
+
+// summary is a compaction louter made: its item, and the usage of the
+// turn that wrote the summary (JSON, or null).
+type summary struct {
+	item    []byte // {"type":"compaction","id":…,"encrypted_content":"louter_cmp_…"}
+	usage   []byte
+	summary string
+}
+
+// summarize asks the model for a summary of input (a JSON array of items,
+// after the chain prev names when it is not ""), through the chat path of
+// r (a POST of the Responses API: routing, limits, fallbacks and
+// translation apply), and stores it, with rec's other fields, as a record
+// of the client's. When the summary turn was not answered, failed holds
+// its answer, to pass on to the client; err is a store failure.
+func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, rec storedSummary) (c *summary, failed *bufferWriter, err error) {
+	// The summary turn: the history, then the request for a summary.
+	sub := map[string]any{"model": model, "store": false, "stream": false}
+	if instructions.Type == gjson.String {
+		sub["instructions"] = instructions.Str
+	}
+	if prev != "" {
+		sub["previous_response_id"] = prev
 	}
 	prompt, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": compactPrompt})
 	trimmed := bytes.TrimSpace(input) // "[...]"
@@ -125,68 +172,69 @@ func (l *Louter) serveCompact(w http.ResponseWriter, r *http.Request, codec tran
 	sub["input"] = json.RawMessage(items)
 	subBody, err := json.Marshal(sub)
 	if err != nil {
-		return l.reject(w, codec, translate.NewError(http.StatusBadRequest, "louter: "+err.Error()))
+		return nil, nil, err
 	}
 
-	rec := &bufferWriter{header: http.Header{}}
+	buf := &bufferWriter{header: http.Header{}}
 	r2 := r.Clone(r.Context())
 	r2.Method = http.MethodPost
-	r2.URL.Path = strings.TrimSuffix(r.URL.Path, "/compact")
-	r2.URL.RawPath = ""
 	r2.Body = io.NopCloser(bytes.NewReader(subBody))
 	r2.ContentLength = int64(len(subBody))
 	r2.Header.Del("Content-Encoding")
-	if err := l.serveChat(rec, r2, classifyRequest(r2), nopNext); err != nil {
-		return err
+	if err := l.serveChat(buf, r2, classifyRequest(r2), nopNext); err != nil {
+		return nil, nil, err
 	}
-	if rec.status != http.StatusOK {
-		for k, v := range rec.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.status)
-		_, _ = w.Write(rec.body.Bytes())
-		return nil
+	if buf.status != http.StatusOK {
+		return nil, buf, nil
 	}
-	resp := gjson.ParseBytes(rec.body.Bytes())
-	var summary strings.Builder
+	resp := gjson.ParseBytes(buf.body.Bytes())
+	var text strings.Builder
 	for _, it := range resp.Get("output").Array() {
 		if it.Get("type").Str != "message" {
 			continue
 		}
 		for _, c := range it.Get("content").Array() {
 			if c.Get("type").Str == "output_text" {
-				summary.WriteString(c.Get("text").Str)
+				text.WriteString(c.Get("text").Str)
 			}
 		}
 	}
 	token := state.NewID(compactTokenPrefix)
-	data, _ := json.Marshal(storedSummary{Summary: summary.String()})
+	rec.Summary = text.String()
+	data, _ := json.Marshal(rec)
 	ctx, cancel := saveContext(r.Context())
 	defer cancel()
 	if err := l.state.store.Put(ctx, state.Record{ID: token, Owner: stateOwner(r), Created: time.Now(), Data: data}); err != nil {
+		return nil, nil, err
+	}
+	c = &summary{usage: []byte("null"), summary: rec.Summary}
+	c.item = append(c.item, `{"type":"compaction","id":`...)
+	c.item = strconv.AppendQuote(c.item, state.NewID("cmp_item_"))
+	c.item = append(c.item, `,"encrypted_content":`...)
+	c.item = strconv.AppendQuote(c.item, token)
+	c.item = append(c.item, '}')
+	if u := resp.Get("usage"); u.IsObject() {
+		c.usage = []byte(u.Raw)
+	}
+	return c, nil, nil
+}
+
+// passOn answers with a failed summary turn's answer, or the store's
+// failure.
+func (l *Louter) passOn(w http.ResponseWriter, codec translate.Codec, failed *bufferWriter, err error) error {
+	if failed == nil {
+		var te *translate.Error
+		if errors.As(err, &te) {
+			return l.reject(w, codec, te)
+		}
 		return l.reject(w, codec, storeUnavailable(err))
 	}
-	out := []byte(`{"id":`)
-	out = strconv.AppendQuote(out, state.NewID("cmp_"))
-	out = append(out, `,"object":"response.compaction","created_at":`...)
-	out = strconv.AppendInt(out, time.Now().Unix(), 10)
-	out = append(out, `,"output":[`...)
-	for _, it := range keptUserMessages(input) {
-		out = append(out, it...)
-		out = append(out, ',')
+	for k, v := range failed.header {
+		w.Header()[k] = v
 	}
-	out = append(out, `{"type":"compaction","id":`...)
-	out = strconv.AppendQuote(out, state.NewID("cmp_item_"))
-	out = append(out, `,"encrypted_content":`...)
-	out = strconv.AppendQuote(out, token)
-	out = append(out, `}],"usage":`...)
-	if u := resp.Get("usage"); u.IsObject() {
-		out = append(out, u.Raw...)
-	} else {
-		out = append(out, "null"...)
-	}
-	out = append(out, '}')
-	return writeRawJSON(w, http.StatusOK, out)
+	w.WriteHeader(failed.status)
+	_, _ = w.Write(failed.body.Bytes())
+	return nil
 }
 
 // keptUserMessages is the input's user messages a compaction keeps

@@ -42,6 +42,7 @@ const convPrefix = "conv:"
 // with its history put back, and what to keep of its answer.
 type stateTurn struct {
 	s       *stateStore
+	api     *statefulAPI
 	sock    *wsSession // the WebSocket session the turn came on, or nil
 	owner   string
 	body    []byte // the body to serve
@@ -55,29 +56,45 @@ type stateTurn struct {
 	// the chain (a Responses backend, passthrough).
 	passPrev bool
 	cw       *captureWriter
+	// compaction is the item of an inline compaction louter made, which
+	// the answer carries first (stateful_inline_compact.go).
+	compaction []byte
 }
 
 // continueState prepares a request of a stateful protocol: nil when there
 // is nothing to do (stored responses off, a stateless request), else the
 // turn with the body to serve; an error is the client's answer.
 func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*stateTurn, *translate.Error) {
-	s := l.state
-	if s == nil || !ep.stateful {
+	s, api := l.state, ep.stateful
+	if api == nil {
 		return nil, nil
 	}
-	res := gjson.GetManyBytes(body, "model", "store", "previous_response_id", "conversation", "input")
+	if gjson.GetBytes(body, "background").Type == gjson.True {
+		// Refused for every backend: a Responses backend would answer
+		// "queued", and the client would poll louter's GET, which has
+		// nothing (the translated backends' decoders refuse it too).
+		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "background",
+			Message: "background: louter answers requests while they are open; background responses are not supported"}
+	}
+	if s == nil {
+		return nil, nil
+	}
+	res := gjson.GetManyBytes(body, "model", "store", api.prev, "conversation", "input", "context_management")
 	sock := socketOf(r)
 	keep := res[1].Type != gjson.False
 	prev := ""
 	if res[2].Type == gjson.String {
 		prev = res[2].Str
 	}
-	conv := res[3].Str
-	if res[3].IsObject() {
-		conv = res[3].Get("id").Str
+	conv := ""
+	if api.conversations {
+		conv = res[3].Str
+		if res[3].IsObject() {
+			conv = res[3].Get("id").Str
+		}
 	}
-	compacted := bytes.Contains(body, []byte(`"compaction"`))
-	if !keep && prev == "" && conv == "" && sock == nil && !compacted {
+	compacted := api.compaction && bytes.Contains(body, []byte(`"compaction"`))
+	if !keep && prev == "" && conv == "" && sock == nil && !compacted && !res[5].Exists() {
 		return nil, nil // stateless, as Codex over HTTP
 	}
 	if in := res[4]; in.Exists() && !in.IsArray() && in.Type != gjson.String || !gjson.ValidBytes(body) {
@@ -89,12 +106,19 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 	}
 	b := route.backend
 	passthrough := b.Protocol == ep.protocol && b.Dialect == nil
+	threshold := 0
+	if api.compaction && !passthrough { // a Responses backend compacts itself
+		var te *translate.Error
+		if threshold, te = compactThreshold(res[5]); te != nil {
+			return nil, te
+		}
+	}
 	if prev != "" && conv != "" {
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
 	}
-	t := &stateTurn{s: s, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body}
-	t.input = inputItems(res[4])
+	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body}
+	t.input = api.items(res[4])
 	ctx := r.Context()
 
 	var history []byte
@@ -111,16 +135,19 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			if c := s.logger.Check(zap.DebugLevel, "previous response not found"); c != nil {
 				c.Write(zap.Bool("websocket", sock != nil))
 			}
-			return nil, previousNotFound(prev)
+			return nil, api.notFound(prev)
 		case err != nil:
 			return nil, storeUnavailable(err)
 		default:
 			last := decodeTurn(chain[len(chain)-1].Data)
+			if gjson.GetBytes(last.Response, "object").Str != api.object {
+				return nil, api.notFound(prev) // another API's turn
+			}
 			if passthrough && last.Kept && last.Backend == b.name {
 				t.kept, t.passPrev = keep, true // the backend has the chain: it continues it
 				break
 			}
-			history = rebuildHistory(chain, b.name)
+			history = rebuildHistory(chain, b.name, api)
 			rewrite = true
 			if c := s.logger.Check(zap.DebugLevel, "continuing a stored response"); c != nil {
 				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.name))
@@ -140,7 +167,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 				return nil, storeUnavailable(err)
 			}
 			t.prev = ptr.Previous
-			history = rebuildHistory(chain, b.name)
+			history = rebuildHistory(chain, b.name, api)
 		}
 	default:
 		t.kept = passthrough && keep
@@ -150,9 +177,14 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			t.body, _ = sjson.DeleteBytes(append([]byte(nil), body...), "store")
 		}
 	}
-	if rewrite || compacted {
+	if rewrite || compacted || threshold > 0 {
 		var te *translate.Error
 		if t.body, te = t.rewriteBody(ctx, body, history, passthrough); te != nil {
+			return nil, te
+		}
+	}
+	if threshold > 0 {
+		if te := l.compactInline(r, t, threshold); te != nil { // stateful_inline_compact.go
 			return nil, te
 		}
 	}
@@ -194,6 +226,29 @@ func inputItems(in gjson.Result) []byte {
 	return []byte("[]")
 }
 
+// turn reads the stored turn id of owner made through api: a record of
+// another API's (an interaction asked for as a response), or one with no
+// answer (a compaction's summary, a conversation's pointer), is not found.
+func (s *stateStore) turn(ctx context.Context, owner, id string, api *statefulAPI) (storedTurn, error) {
+	rec, err := s.store.Get(ctx, owner, id)
+	if err != nil {
+		return storedTurn{}, err
+	}
+	st := decodeTurn(rec.Data)
+	if len(st.Response) == 0 || gjson.GetBytes(st.Response, "object").Str != api.object {
+		return storedTurn{}, state.ErrNotFound
+	}
+	return st, nil
+}
+
+// deleteTurn deletes the stored turn id of owner made through api.
+func (s *stateStore) deleteTurn(ctx context.Context, owner, id string, api *statefulAPI) error {
+	if _, err := s.turn(ctx, owner, id, api); err != nil {
+		return err
+	}
+	return s.store.Delete(ctx, owner, id)
+}
+
 func decodeTurn(data []byte) storedTurn {
 	var st storedTurn
 	_ = json.Unmarshal(data, &st)
@@ -201,9 +256,10 @@ func decodeTurn(data []byte) storedTurn {
 }
 
 // rebuildHistory is the items of a chain, oldest first: each turn's input
-// items, then its output items. A reasoning item goes back only to the
-// backend that made it: its encrypted content is that provider's.
-func rebuildHistory(chain []state.Record, backend string) []byte {
+// items, then its output items. A reasoning item (api.private) goes back
+// only to the backend that made it: its encrypted content or signature is
+// that provider's.
+func rebuildHistory(chain []state.Record, backend string, api *statefulAPI) []byte {
 	out := []byte{}
 	add := func(raw string) {
 		if len(out) > 0 {
@@ -219,8 +275,8 @@ func rebuildHistory(chain []state.Record, backend string) []byte {
 		for _, it := range gjson.ParseBytes(st.Input).Array() {
 			add(it.Raw)
 		}
-		for _, it := range gjson.GetBytes(st.Response, "output").Array() {
-			if it.Get("type").Str == "reasoning" && st.Backend != backend {
+		for _, it := range gjson.GetBytes(st.Response, api.output).Array() {
+			if it.Get("type").Str == api.private && st.Backend != backend {
 				continue
 			}
 			add(it.Raw)
@@ -244,27 +300,39 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 		items = append(items, cur[1:len(cur)-1]...)
 	}
 	items = append(items, ']')
-	items, te := t.expandCompactions(ctx, items, passthrough) // stateful_compact.go
-	if te != nil {
-		return nil, te
+	if t.api.compaction {
+		var te *translate.Error
+		if items, te = t.expandCompactions(ctx, items, passthrough); te != nil { // stateful_compact.go
+			return nil, te
+		}
 	}
 	out, err := sjson.SetRawBytes(append([]byte(nil), body...), "input", items)
 	if err != nil {
 		return nil, translate.NewError(http.StatusBadRequest, "louter: the request body could not be rewritten: "+err.Error())
 	}
 	if !t.passPrev {
-		out, _ = sjson.DeleteBytes(out, "previous_response_id")
+		out, _ = sjson.DeleteBytes(out, t.api.prev)
 	}
 	if !passthrough {
-		out, _ = sjson.DeleteBytes(out, "conversation")
+		if t.api.conversations {
+			out, _ = sjson.DeleteBytes(out, "conversation")
+		}
 		out, _ = sjson.DeleteBytes(out, "store")
 	}
 	return out, nil
 }
 
-// capture wraps the client's writer to see the response object it gets.
-func (t *stateTurn) capture(w http.ResponseWriter) http.ResponseWriter {
-	t.cw = &captureWriter{ResponseWriter: w}
+// capture wraps the client's writer to see the response object it gets;
+// the turn is saved as soon as it is whole, before the client has all of
+// it (and can continue it), else when the request ends (save).
+func (t *stateTurn) capture(ctx context.Context, w http.ResponseWriter) http.ResponseWriter {
+	t.cw = &captureWriter{ResponseWriter: w, object: t.api.object, complete: func() { t.save(ctx) }}
+	if t.api.assembler != nil {
+		t.cw.asm = t.api.assembler()
+	}
+	if t.compaction != nil {
+		return &compactionWriter{ResponseWriter: t.cw, item: t.compaction}
+	}
 	return t.cw
 }
 
@@ -276,6 +344,7 @@ func (t *stateTurn) save(ctx context.Context) {
 	}
 	obj := t.cw.response()
 	t.cw.release()
+	t.cw = nil
 	if obj == nil {
 		return
 	}
@@ -289,7 +358,7 @@ func (t *stateTurn) save(ctx context.Context) {
 		return
 	}
 	if t.prev != "" {
-		obj, _ = sjson.SetBytes(obj, "previous_response_id", t.prev)
+		obj, _ = sjson.SetBytes(obj, t.api.prev, t.prev)
 	}
 	obj, _ = sjson.SetBytes(obj, "store", t.keep)
 	data, err := json.Marshal(storedTurn{Backend: t.backend, Kept: t.kept, Input: t.input, Response: obj})

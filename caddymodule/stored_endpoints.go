@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -15,10 +16,11 @@ import (
 	"github.com/louter/louter/translate"
 )
 
-// serveStored answers GET and DELETE /v1/responses/{id} and GET
+// serveStoredResponse answers GET and DELETE /v1/responses/{id} and GET
 // /v1/responses/{id}/input_items from the store, for the client that
 // stored the response only.
-func (l *Louter) serveStored(w http.ResponseWriter, r *http.Request, codec translate.Codec, id, sub string) error {
+func (l *Louter) serveStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
+	id, sub, _ := strings.Cut(rest, "/")
 	want := http.MethodGet
 	switch {
 	case sub == "" && r.Method == http.MethodDelete:
@@ -38,19 +40,14 @@ func (l *Louter) serveStored(w http.ResponseWriter, r *http.Request, codec trans
 	}
 	owner, ctx := stateOwner(r), r.Context()
 	if want == http.MethodDelete {
-		err := l.state.store.Delete(ctx, owner, id)
-		if err != nil {
+		if err := l.state.deleteTurn(ctx, owner, id, api); err != nil {
 			return l.reject(w, codec, storedError(err, id))
 		}
 		return writeRawJSON(w, http.StatusOK, fmt.Appendf(nil, `{"id":%s,"object":"response","deleted":true}`, strconv.Quote(id)))
 	}
-	rec, err := l.state.store.Get(ctx, owner, id)
+	st, err := l.state.turn(ctx, owner, id, api)
 	if err != nil {
 		return l.reject(w, codec, storedError(err, id))
-	}
-	st := decodeTurn(rec.Data)
-	if len(st.Response) == 0 {
-		return l.reject(w, codec, storedError(state.ErrNotFound, id)) // a compaction's summary
 	}
 	if sub == "" {
 		if r.URL.Query().Get("stream") == "true" {

@@ -3,7 +3,8 @@ package e2e
 // Stored responses across two Caddy processes sharing one real
 // redis-server: a conversation started on one instance continues on the
 // other (the history reaches the other instance's backend), is read there,
-// and a third client's key can neither read nor continue it.
+// and a third client's key can neither read nor continue it; an
+// interaction (the Gemini Interactions API) likewise.
 
 import (
 	"context"
@@ -68,6 +69,7 @@ func TestTwoCaddyInstancesShareStoredResponses(t *testing.T) {
 	do := func(method string, port int, path, key, body string) (int, gjson.Result) {
 		t.Helper()
 		req, _ := http.NewRequest(method, testcaddy.URL(port)+path, strings.NewReader(body))
+		// Both APIs take the key as a bearer token.
 		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Mock-Scenario", "echo")
@@ -112,12 +114,30 @@ func TestTwoCaddyInstancesShareStoredResponses(t *testing.T) {
 			t.Errorf("mallory continued alice's response: %d %s", status, got.Raw)
 		}
 	}
+	// An interaction likewise: started on a, continued on b, read on a,
+	// invisible to the other client.
+	status, i1 := do("POST", a, "/v1beta/interactions", "alice-key", `{"model":"m","input":"interaction-on-a"}`)
+	if status != 200 || i1.Get("id").Str == "" {
+		t.Fatalf("interaction 1 on instance a: %d %s", status, i1.Raw)
+	}
+	status, i2 := do("POST", b, "/v1beta/interactions", "alice-key", fmt.Sprintf(`{"model":"m","previous_interaction_id":%q,"input":"interaction-on-b"}`, i1.Get("id").Str))
+	if status != 200 || i2.Get("steps.0.content.0.text").Str != "interaction-on-b" {
+		t.Fatalf("interaction 2 on instance b: %d %s", status, i2.Raw)
+	}
+	if status, got := do("GET", a, "/v1beta/interactions/"+i2.Get("id").Str, "alice-key", ""); status != 200 || got.Get("previous_interaction_id").Str != i1.Get("id").Str ||
+		got.Get("steps.0.content.0.text").Str != "interaction-on-b" {
+		t.Errorf("GET interaction on instance a: %d %s", status, got.Raw)
+	}
+	if status, got := do("GET", b, "/v1beta/interactions/"+i1.Get("id").Str, "mallory-key", ""); status != 404 {
+		t.Errorf("mallory read alice's interaction: %d %s", status, got.Raw)
+	}
+
 	// One hash per turn in Redis, with a TTL, and no credential in it.
 	rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer rc.Close()
 	keys, err := rc.Keys(context.Background(), "stored:state:*").Result()
-	if err != nil || len(keys) != 2 {
-		t.Fatalf("redis keys %v, %v: want the two turns", keys, err)
+	if err != nil || len(keys) != 4 {
+		t.Fatalf("redis keys %v, %v: want the four turns", keys, err)
 	}
 	for _, k := range keys {
 		if ttl := rc.PTTL(context.Background(), k).Val(); ttl <= 0 {

@@ -27,13 +27,14 @@ const ProtocolGeminiInteractions Protocol = "gemini_interactions"
 //     input that answer it into one user message. The encoders write one
 //     step per IR block, in the order the blocks come.
 //   - It is stateful by default: store defaults to true, and
-//     previous_interaction_id continues a stored interaction. louter
-//     stores no interactions yet, so the decoder refuses, with a 400 naming
-//     the field, every request that needs one (previous_interaction_id,
-//     store:true, background, continuation_token); a request that leaves
-//     store out is answered as with store:false, and its id cannot be
-//     fetched later (GET /v1beta/interactions/{id} is refused the same
-//     way). interactionsNeedsStore is the one place that decides it.
+//     previous_interaction_id continues a stored interaction. The codec
+//     keeps no state: the server around it resolves previous_interaction_id
+//     and keeps store:true answers, taking both members out of the body
+//     (louter's caddy module does, on its store). What reaches the decoder
+//     still asking for state (previous_interaction_id, store:true,
+//     continuation_token, background) is refused with a 400 naming the
+//     field; a request that leaves store out is answered statelessly.
+//     interactionsNeedsStore is the one place that decides it.
 //   - Thought signatures ride on thought steps, and a function_call step has
 //     no field for one. A thought step carries an IR thinking part's
 //     signature as it is, whoever issued it; a Gemini backend's signature on

@@ -41,5 +41,5 @@ func ExampleCodec_interactions() {
 	// Output:
 	// {"model":"claude-sonnet-4-6","max_tokens":256,"system":[{"type":"text","text":"You are terse."}],"messages":[{"role":"user","content":[{"type":"text","text":"Weather in Paris?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city": "Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"sunny"}]}]}],"tools":[{"name":"get_weather","input_schema":{"type": "object"}}]}
 	// 400 previous_interaction_id
-	// {"error":{"code":"invalid_request","message":"previous_interaction_id: louter does not store interactions yet; send store:false and the whole conversation in input (user_input, model_output, thought, function_call and function_result steps)"}}
+	// {"error":{"code":"invalid_request","message":"previous_interaction_id: interactions are not stored here (louter's stored_responses are disabled); send store:false and the whole conversation in input (user_input, model_output, thought, function_call and function_result steps)"}}
 }

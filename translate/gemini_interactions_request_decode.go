@@ -14,7 +14,7 @@ import (
 //
 // A request for an agent (agent, agent_config) is refused: agents run at
 // Google only, and louter routes models. So is every request that needs
-// stored state (see interactionsNeedsStore). Built-in tools (google_search,
+// stored state that was not resolved before (see interactionsNeedsStore). Built-in tools (google_search,
 // code_execution, ...) run only at Google and are left out, recorded with
 // Request.Drop; so are the members that have no equivalent elsewhere.
 func (interactionsCodec) DecodeRequest(body []byte) (*Request, error) {
@@ -52,14 +52,14 @@ var interactionsDroppedFields = map[string]string{
 }
 
 // interactionsNeedsStore is the refusal of a request that needs a stored
-// interaction, which louter does not keep yet: key is the member that
-// asks for one. When interactions are stored (per client, as stored
-// Responses are), previous_interaction_id is resolved before decoding
-// instead (the stored turns are prepended to input) and store:true keeps
-// the answer; this function is then where those members stop being
-// refused.
+// interaction: key is the member that asks for one. The codec keeps no
+// state: a server that stores interactions (louter's caddy module, with
+// stored_responses on) resolves previous_interaction_id before decoding
+// (the stored steps are put in front of input) and keeps the answer of a
+// store:true request, taking both members out of the body. A request that
+// still has them here was sent where nothing is stored.
 func interactionsNeedsStore(key string) *Error {
-	return interactionsBadRequest(key, "%s: louter does not store interactions yet; send store:false and the whole conversation in input (user_input, model_output, thought, function_call and function_result steps)", key)
+	return interactionsBadRequest(key, "%s: interactions are not stored here (louter's stored_responses are disabled); send store:false and the whole conversation in input (user_input, model_output, thought, function_call and function_result steps)", key)
 }
 
 func (d *interactionsRequestDecoder) decode(root gjson.Result) *Error {
