@@ -162,22 +162,22 @@ func TestIntegrationContextEdits(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/stream=%v", tt.model, stream), func(t *testing.T) {
 				e.clearJournals()
 				label := `backend="` + tt.backend + `"`
-				m := scrape(t, metrics)
-				reqs, drops := sum(m, "louter_requests_total", label), sum(m, "louter_dropped_fields_total", label)
+				m := testcaddy.Scrape(t, metrics)
+				reqs, drops := testcaddy.Sum(m, "louter_requests_total", label), testcaddy.Sum(m, "louter_dropped_fields_total", label)
 				msg, err := sendBeta(t, e, contextSession(tt.model, rounds), stream)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// The clearing (or, off, the member left out) is one dropped
 				// field, counted once the exchange has ended.
-				for deadline := time.Now().Add(3 * time.Second); sum(m, "louter_requests_total", label) == reqs && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					m = scrape(t, metrics)
+				for deadline := time.Now().Add(3 * time.Second); testcaddy.Sum(m, "louter_requests_total", label) == reqs && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					m = testcaddy.Scrape(t, metrics)
 				}
 				wantDrops := 1.0
 				if tt.native {
 					wantDrops = 0
 				}
-				if d := sum(m, "louter_dropped_fields_total", label) - drops; d != wantDrops {
+				if d := testcaddy.Sum(m, "louter_dropped_fields_total", label) - drops; d != wantDrops {
 					t.Errorf("louter_dropped_fields_total moved by %v for %s, want %v", d, tt.backend, wantDrops)
 				}
 				body := e.onlyBackendRequest().Get("body")
