@@ -342,6 +342,16 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 			}
 			b.DropBetas = append(b.DropBetas, betas...)
 
+		case "server_tools":
+			var p string
+			if !d.AllArgs(&p) {
+				return d.ArgErr()
+			}
+			if p == "auto" {
+				p = ""
+			}
+			b.ServerTools = translate.ServerToolPolicy(p)
+
 		case "keep_billing_header":
 			if d.NextArg() {
 				return d.ArgErr()

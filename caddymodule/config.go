@@ -90,6 +90,20 @@ type Backend struct {
 	// protocols never get anthropic-beta. anthropic backends only.
 	DropBetas []string `json:"drop_betas,omitempty"`
 
+	// What to do with a server tool (web search, URL fetching) a request
+	// offers when this backend's protocol cannot run it: openai_chat
+	// (self-hosted servers included), bedrock, bedrock_converse and
+	// azure_openai_responses run none; openai_responses runs web search;
+	// anthropic and gemini run web search and URL fetching. "" (the
+	// default): a request whose tool choice forces the tool is refused
+	// with a 400 in the client's protocol naming it (the answer could
+	// only be made up), and the tool is left out of any other request and
+	// counted in louter_dropped_fields_total (Codex offers web_search in
+	// every request and keeps working). "reject": every request offering
+	// the tool is refused. "drop": the tool is always left out, a forcing
+	// tool choice becoming auto.
+	ServerTools translate.ServerToolPolicy `json:"server_tools,omitempty"`
+
 	// Keep Claude Code's attribution line (the system block
 	// "x-anthropic-billing-header: cc_version=...; cc_entrypoint=...;")
 	// in requests translated for this backend. By default louter removes

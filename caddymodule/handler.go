@@ -449,8 +449,9 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 		Model: model, BackendModel: backendModel, MaxTokens: b.MaxTokens, Stream: urlStream,
 		// For a stream whose client expects the input early
 		// (translate.UsageTimingCodec), counted as the backend counts.
-		CountInput: func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
-		Edit:       backendEdit(b, backendModel),
+		CountInput:  func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
+		Edit:        backendEdit(b, backendModel),
+		ServerTools: b.ServerTools,
 	})
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)

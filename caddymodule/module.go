@@ -337,6 +337,9 @@ func (l *Louter) Validate() error {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
 		errs = append(errs, b.validateVersions(name)...) // anthropic_agents.go
+		if !translate.KnownServerToolPolicy(b.ServerTools) {
+			errs = append(errs, fmt.Errorf("backend %q: server_tools %q: want auto, reject or drop", name, b.ServerTools))
+		}
 		if err := checkCloudSettings(b); err != nil {    // vertex.go
 			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
 		}

@@ -94,6 +94,9 @@ type Backend struct {
 	// KeepBillingHeader is the backend's keep_billing_header: a translated
 	// request kept Claude Code's billing line.
 	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
+	// ServerTools is the backend's server_tools policy: what a translated
+	// request did with a server tool the backend cannot run.
+	ServerTools translate.ServerToolPolicy `json:"server_tools,omitempty"`
 	// CacheKeyMember and CacheKey are the prompt-cache key louter set on
 	// a translated request (prompt_cache_key: a hash of the conversation
 	// and the client, derived from what the recording does not keep).

@@ -487,6 +487,11 @@ func (d *anthRefDecoder) tool(i int, t gjson.Result) *Error {
 		return true
 	})
 	if typ.Str != "" && typ.Str != "custom" {
+		if st, ok := anthServerTool(typ.Str, t); ok {
+			st.Param = "tools." + strconv.Itoa(i)
+			req.ServerTools = append(req.ServerTools, st)
+			return nil
+		}
 		req.Drop("tools", "server tool "+typ.Str+" is not translated")
 		return nil
 	}

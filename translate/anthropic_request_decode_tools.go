@@ -1,5 +1,11 @@
 package translate
 
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
 // tools decodes the tool array at d.body[at] and returns the index after
 // it. Client tools ("custom" or no type) are kept; Anthropic server tools
 // (web_search_…, bash_…, text_editor_…, …) run on Anthropic's side and
@@ -73,6 +79,11 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 		return 0, errAnthSyntax
 	}
 	if t := d.str(typ); t != "" && t != "custom" {
+		if st, ok := anthServerTool(t, gjson.ParseBytes(d.body[at:m.i])); ok {
+			st.Param = "tools." + strconv.Itoa(i)
+			req.ServerTools = append(req.ServerTools, st)
+			return m.i, nil
+		}
 		req.Drop("tools", "server tool "+t+" is not translated")
 		return m.i, nil
 	}

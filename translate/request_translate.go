@@ -35,6 +35,9 @@ type RequestRoute struct {
 	// backend refuses, and Claude Code's billing line toward other
 	// backends). It records what it removes with Request.Drop.
 	Edit func(req *Request)
+	// ServerTools is what to do with a server tool the backend cannot
+	// run (server_tools.go).
+	ServerTools ServerToolPolicy
 }
 
 // TranslateRequest translates a client's request for the backend: it
@@ -84,6 +87,9 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 		rt.Edit(ir)
 	}
 	backend := rt.Backend.Protocol()
+	if e := applyServerToolPolicy(ir, backend, rt.ServerTools); e != nil {
+		return nil, nil, e
+	}
 	enc := WithBackendToolNames(ir, ToolNaming(backend, rt.Dialect))
 	if out, err = rt.Backend.EncodeRequest(enc); err != nil {
 		return nil, nil, err
