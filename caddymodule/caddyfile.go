@@ -245,6 +245,12 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute, at *routeLin
 				return d.ArgErr()
 			}
 			route.List = append(route.List, names...)
+		case "alias":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return d.ArgErr()
+			}
+			route.Aliases = append(route.Aliases, names...)
 		case "fallback":
 			if err := unmarshalFallback(d, route); err != nil { // caddyfile_fallback.go
 				return err

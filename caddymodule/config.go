@@ -188,6 +188,18 @@ type ModelRoute struct {
 	// Claude Code's /model picker, for one, offers only listed models.
 	List []string `json:"list,omitempty"`
 
+	// Other names a client may send for the route's model, each listed
+	// in every model list (Anthropic's, OpenAI's, Gemini's, Codex's
+	// catalogue) like the pattern itself: "claude-qwen3-coder" for Claude
+	// Code's /model picker (which offers ids containing "claude"), a
+	// Google model id such as "gemini-3.1-pro-high" for Antigravity (which
+	// accepts only the ids of its own catalogue). An alias matches
+	// exactly, and the backend is asked for the route's rename or, without
+	// one, its literal pattern (a glob pattern needs a rename); a
+	// translated answer reports the alias the client sent. See
+	// model_aliases.go.
+	Aliases []string `json:"aliases,omitempty"`
+
 	// Backends to try, in order, when the route's backend fails before the
 	// client received any content: it cannot be reached, answers 429 or a
 	// 5xx (Anthropic's 529 overloaded included), or its stream ends or
