@@ -80,6 +80,13 @@ const bedrockCaddyfile = `
 			}
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
+		backend bedrock-betas {
+			protocol bedrock
+			forward_headers X-Mock-Scenario
+			api_key {env.LOUTER_TEST_BEDROCK_KEY}
+			drop_betas !mid-conversation-* interleaved-thinking-*
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
 		backend backup {
 			protocol anthropic
 			api_key backup-key
@@ -88,6 +95,7 @@ const bedrockCaddyfile = `
 		model claude-bedrock* bedrock us.anthropic.claude-sonnet-4-5-20250929-v1:0
 		model claude-arn* bedrock "` + bedrockTestARN + `"
 		model claude-key* bedrock-key anthropic.claude-haiku-4-5-20251001-v1:0
+		model claude-betas* bedrock-betas anthropic.claude-haiku-4-5-20251001-v1:0
 		model claude-wrong-secret* bedrock-wrong-secret anthropic.claude-x-v1:0
 		model claude-wrong-region* bedrock-wrong-region anthropic.claude-x-v1:0
 		model claude-fallback* bedrock anthropic.claude-x-v1:0 {

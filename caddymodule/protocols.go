@@ -207,6 +207,11 @@ type protocolRow struct {
 	// Request.Dropped entries. nil: the protocol has no versions or betas,
 	// and a backend of it cannot set anthropic_version or drop_betas.
 	backendHeaders func(b *Backend, h, cred http.Header) (dropped []string)
+	// betas is how a backend of the protocol takes the client's
+	// anthropic-beta values when the request is translated for it (in a
+	// header or the body, which ones: anthropic_betas.go). nil: they are
+	// not passed.
+	betas *betaRule
 	// cacheKeyMember is the request member a backend of the protocol
 	// routes its prompt cache by (OpenAI's prompt_cache_key): a translated
 	// request gets it set to the conversation's key (cache_key.go). "":

@@ -100,9 +100,11 @@ type azureResponsesCodec struct{ openAIResponsesCodec }
 // Protocol implements Codec.
 func (azureResponsesCodec) Protocol() Protocol { return ProtocolAzureOpenAIResponses }
 
-// RunsServerTool implements ServerToolCodec: Vertex AI runs Claude's web
-// search but not (as far as its documentation says) web fetch.
-func (vertexAnthropicCodec) RunsServerTool(k ServerToolKind) bool { return k == ServerWebSearch }
+// RunsServerTool implements ServerToolCodec: Claude on Vertex AI runs
+// none of Anthropic's server tools (its documentation lists them as not
+// supported), so a request offering one follows the route's
+// ServerToolPolicy rather than failing at Vertex.
+func (vertexAnthropicCodec) RunsServerTool(ServerToolKind) bool { return false }
 
 // RunsServerTool implements ServerToolCodec: Azure OpenAI's Responses API
 // is not known to run OpenAI's web search; a request offering it follows

@@ -134,7 +134,8 @@ func TestServerToolPolicy(t *testing.T) {
 		{"reject, offered", ProtocolOpenAIChat, ServerToolsReject, nil, true, 0, false},
 		{"drop, forced", ProtocolOpenAIChat, ServerToolsDrop, forced, false, 0, true},
 		{"bedrock", ProtocolBedrock, ServerToolsAuto, forced, true, 0, false},
-		{"vertex claude has search", ProtocolVertexAnthropic, ServerToolsAuto, forced, false, 1, false},
+		{"vertex claude", ProtocolVertexAnthropic, ServerToolsAuto, nil, false, 0, false},
+		{"vertex gemini has search", ProtocolVertexGemini, ServerToolsAuto, forced, false, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
