@@ -226,9 +226,13 @@ func TestIntegrationServerTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tools := e.onlyBackendRequest().Get("body.tools")
+		got := e.onlyBackendRequest()
+		tools := got.Get("body.tools")
 		if tools.Get("#").Int() != 1 || tools.Get("0.type").Str != "web_fetch_20250910" || tools.Get("0.name").Str != "web_fetch" {
 			t.Errorf("anthropic backend tools: %s", tools.Raw)
+		}
+		if h := got.Get("headers.Anthropic-Beta").Str; h != "web-fetch-2025-09-10" {
+			t.Errorf("anthropic-beta %q, want web fetch's beta", h)
 		}
 	})
 }

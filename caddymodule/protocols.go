@@ -212,6 +212,10 @@ type protocolRow struct {
 	// header or the body, which ones: anthropic_betas.go). nil: they are
 	// not passed.
 	betas *betaRule
+	// requestBetas returns the beta values a translated request's body
+	// needs from a backend of the protocol (Anthropic's web_fetch tool
+	// needs one); nil: none.
+	requestBetas func(body []byte) []string
 	// cacheKeyMember is the request member a backend of the protocol
 	// routes its prompt cache by (OpenAI's prompt_cache_key): a translated
 	// request gets it set to the conversation's key (cache_key.go). "":
@@ -336,6 +340,7 @@ func builtinRows() []*protocolRow {
 				}
 			},
 			backendHeaders:   anthropicBackendHeaders,
+			requestBetas:     translate.AnthropicRequestBetas,
 			sampling:         anthropicSampling,
 			listQuery:        "limit=1000",
 			counter:          anthropicCounter,

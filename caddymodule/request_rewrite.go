@@ -93,6 +93,11 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropp
 	if len(betas) > 0 && !proto.betas.inBody {
 		_, dropped = translatedBetas(b, proto.betas, betas, h, nil)
 	}
+	if need := proto.requestBetas; need != nil && !br.passthrough {
+		for _, v := range need(body) { // anthropic_betas.go
+			h.Add("Anthropic-Beta", v)
+		}
+	}
 	r.RequestURI = r.URL.RequestURI()
 
 	// Without the client's Accept-Encoding, Go's transport asks for gzip

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -127,4 +128,18 @@ func (e *anthRequestEncoder) appendServerTool(b []byte, st *ServerTool) []byte {
 		e.req.Drop("tools.search_context_size", "Anthropic has no search context size")
 	}
 	return append(b, '}')
+}
+
+// anthWebFetchBeta is the beta Anthropic's API wants with web_fetch.
+const anthWebFetchBeta = "web-fetch-2025-09-10"
+
+// AnthropicRequestBetas returns the anthropic-beta values the API needs
+// for body, a Messages body EncodeRequest made (a translated request,
+// whose client sent no betas of its own): web-fetch-2025-09-10 for a
+// web_fetch tool.
+func AnthropicRequestBetas(body []byte) []string {
+	if bytes.Contains(body, []byte(`{"type":"`+anthWebFetchType+`"`)) {
+		return []string{anthWebFetchBeta}
+	}
+	return nil
 }
