@@ -490,6 +490,7 @@ func (d *anthRefDecoder) tool(i int, t gjson.Result) *Error {
 		if st, ok := anthServerTool(typ.Str, t); ok {
 			st.Param = "tools." + strconv.Itoa(i)
 			req.ServerTools = append(req.ServerTools, st)
+			anthDropServerToolExtras(req, t)
 			return nil
 		}
 		req.Drop("tools", "server tool "+typ.Str+" is not translated")

@@ -79,9 +79,11 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 		return 0, errAnthSyntax
 	}
 	if t := d.str(typ); t != "" && t != "custom" {
-		if st, ok := anthServerTool(t, gjson.ParseBytes(d.body[at:m.i])); ok {
+		raw := gjson.ParseBytes(d.body[at:m.i])
+		if st, ok := anthServerTool(t, raw); ok {
 			st.Param = "tools." + strconv.Itoa(i)
 			req.ServerTools = append(req.ServerTools, st)
+			anthDropServerToolExtras(req, raw)
 			return m.i, nil
 		}
 		req.Drop("tools", "server tool "+t+" is not translated")

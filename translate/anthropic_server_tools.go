@@ -77,6 +77,23 @@ func anthServerTool(typ string, t gjson.Result) (ServerTool, bool) {
 	return st, true
 }
 
+// anthServerToolRead are the members of a server tool anthServerTool
+// reads; the others (cache_control, a newer version's options) are
+// recorded as dropped by anthDropServerToolExtras.
+var anthServerToolRead = map[string]bool{"type": true, "name": true, "max_uses": true, "allowed_domains": true,
+	"blocked_domains": true, "user_location": true, "citations": true, "max_content_tokens": true}
+
+// anthDropServerToolExtras records the members of t that a translated
+// server tool leaves out.
+func anthDropServerToolExtras(req *Request, t gjson.Result) {
+	t.ForEach(func(k, v gjson.Result) bool {
+		if !anthServerToolRead[k.Str] && v.Type != gjson.Null {
+			req.Drop("tools."+k.Str, "not translated for a server tool")
+		}
+		return true
+	})
+}
+
 // Anthropic's current server tool versions, which translated requests
 // get.
 const (

@@ -190,3 +190,18 @@ func TestServerToolsRoundTrip(t *testing.T) {
 		t.Errorf("round trip: %s", got)
 	}
 }
+
+// TestServerToolExtrasDropped: what a translated Anthropic server tool
+// leaves out is recorded.
+func TestServerToolExtrasDropped(t *testing.T) {
+	c, _ := Lookup(ProtocolAnthropic)
+	req, err := c.DecodeRequest([]byte(`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"q"}],
+		"tools":[{"type":"web_search_20250305","name":"web_search","cache_control":{"type":"ephemeral"},"search_profile":"deep"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"tools.cache_control: not translated for a server tool", "tools.search_profile: not translated for a server tool"}
+	if !reflect.DeepEqual(req.Dropped, want) || len(req.ServerTools) != 1 {
+		t.Errorf("Dropped %q, ServerTools %+v", req.Dropped, req.ServerTools)
+	}
+}
