@@ -101,7 +101,10 @@ type Backend struct {
 	// counted in louter_dropped_fields_total (Codex offers web_search in
 	// every request and keeps working). "reject": every request offering
 	// the tool is refused. "drop": the tool is always left out, a forcing
-	// tool choice becoming auto.
+	// tool choice becoming auto. "none": as the default, for a backend
+	// that runs no server tool although its protocol has them (a
+	// self-hosted server speaking the Responses API). A request passed
+	// to a backend of the client's own protocol is not changed.
 	ServerTools translate.ServerToolPolicy `json:"server_tools,omitempty"`
 
 	// Keep Claude Code's attribution line (the system block

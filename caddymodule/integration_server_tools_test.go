@@ -42,6 +42,11 @@ const serverToolsCaddyfile = `
 			protocol openai_responses
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
+		backend selfresp {
+			protocol openai_responses
+			server_tools none
+			reverse_proxy 127.0.0.1:{PORT1}
+		}
 		backend anth {
 			protocol anthropic
 			reverse_proxy 127.0.0.1:{PORT1}
@@ -54,6 +59,7 @@ const serverToolsCaddyfile = `
 		model via-strict strict
 		model via-lenient lenient
 		model via-resp resp
+		model via-selfresp selfresp
 		model via-anth anth
 		model via-gem gem
 		model qwen3-coder chat {
@@ -150,6 +156,20 @@ func TestIntegrationServerTools(t *testing.T) {
 		tools := e.onlyBackendRequest().Get("body.tools")
 		if tools.Get("#").Int() != 1 || tools.Get("0.function.name").Str != "get_weather" {
 			t.Errorf("chat backend tools: %s", tools.Raw)
+		}
+	})
+
+	t.Run("server_tools none: a self-hosted responses server", func(t *testing.T) {
+		e.clearJournals()
+		if _, err := runAnthropic(e, "text", false, anthropicWebSearch("via-selfresp", false)); err != nil {
+			t.Fatal(err)
+		}
+		if tools := e.onlyBackendRequest().Get("body.tools"); tools.Exists() {
+			t.Errorf("tools %s", tools.Raw)
+		}
+		_, err := runAnthropic(e, "text", false, anthropicWebSearch("via-selfresp", true))
+		if status, typ := apiErrorOf(t, err); status != 400 || typ != "invalid_request_error" {
+			t.Errorf("forced: %d %s", status, typ)
 		}
 	})
 

@@ -338,7 +338,7 @@ func (l *Louter) Validate() error {
 		}
 		errs = append(errs, b.validateVersions(name)...) // anthropic_agents.go
 		if !translate.KnownServerToolPolicy(b.ServerTools) {
-			errs = append(errs, fmt.Errorf("backend %q: server_tools %q: want auto, reject or drop", name, b.ServerTools))
+			errs = append(errs, fmt.Errorf("backend %q: server_tools %q: want auto, reject, drop or none", name, b.ServerTools))
 		}
 		if err := checkCloudSettings(b); err != nil { // vertex.go
 			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))

@@ -81,11 +81,15 @@ const (
 	// ServerToolsDrop leaves the tool out of every request, a forced
 	// one too (the tool choice then falls back to auto).
 	ServerToolsDrop ServerToolPolicy = "drop"
+	// ServerToolsNone is ServerToolsAuto for a backend that runs no
+	// server tool though its protocol has them: a self-hosted server
+	// speaking the Responses API (vLLM, Ollama) has no web search.
+	ServerToolsNone ServerToolPolicy = "none"
 )
 
 // KnownServerToolPolicy reports whether p is a policy.
 func KnownServerToolPolicy(p ServerToolPolicy) bool {
-	return p == ServerToolsAuto || p == ServerToolsReject || p == ServerToolsDrop
+	return p == ServerToolsAuto || p == ServerToolsReject || p == ServerToolsDrop || p == ServerToolsNone
 }
 
 // runsServerTool reports whether a backend of protocol p runs k.
@@ -119,12 +123,12 @@ func applyServerToolPolicy(req *Request, backend Protocol, policy ServerToolPoli
 	kept := req.ServerTools[:0]
 	for i := range req.ServerTools {
 		st := req.ServerTools[i]
-		if runsServerTool(backend, st.Kind) {
+		if policy != ServerToolsNone && runsServerTool(backend, st.Kind) {
 			kept = append(kept, st)
 			continue
 		}
 		isForced := forced != nil && forced.Kind == st.Kind
-		if policy == ServerToolsReject || policy == ServerToolsAuto && isForced {
+		if policy == ServerToolsReject || policy != ServerToolsDrop && isForced {
 			how := "offers"
 			if isForced {
 				how = "forces"

@@ -134,6 +134,8 @@ func TestServerToolPolicy(t *testing.T) {
 		{"reject, offered", ProtocolOpenAIChat, ServerToolsReject, nil, true, 0, false},
 		{"drop, forced", ProtocolOpenAIChat, ServerToolsDrop, forced, false, 0, true},
 		{"bedrock", ProtocolBedrock, ServerToolsAuto, forced, true, 0, false},
+		{"none: a self-hosted Responses server, offered", ProtocolOpenAIResponses, ServerToolsNone, nil, false, 0, false},
+		{"none: a self-hosted Responses server, forced", ProtocolOpenAIResponses, ServerToolsNone, forced, true, 0, false},
 		{"vertex claude", ProtocolVertexAnthropic, ServerToolsAuto, nil, false, 0, false},
 		{"vertex gemini has search", ProtocolVertexGemini, ServerToolsAuto, forced, false, 1, false},
 	}
