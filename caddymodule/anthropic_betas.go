@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
@@ -137,7 +138,18 @@ func translatedBetas(b *Backend, rule *betaRule, betas []string, h http.Header, 
 		h.Set("Anthropic-Beta", strings.Join(kept, ","))
 		return body, dropped
 	}
-	if out, err := sjson.SetBytes(body, "anthropic_beta", kept); err == nil {
+	// The encoder may have named betas the body needs (context_management's
+	// on Bedrock): those stay, first.
+	var all []string
+	for _, v := range gjson.GetBytes(body, "anthropic_beta").Array() {
+		all = append(all, v.Str)
+	}
+	for _, v := range kept {
+		if !slices.Contains(all, v) {
+			all = append(all, v)
+		}
+	}
+	if out, err := sjson.SetBytes(body, "anthropic_beta", all); err == nil {
 		body = out
 	}
 	return body, dropped

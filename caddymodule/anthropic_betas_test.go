@@ -42,6 +42,10 @@ func TestTranslatedBetas(t *testing.T) {
 	if string(body) != `{"anthropic_beta":["context-1m-2025-08-07"]}` {
 		t.Errorf("body %s", body)
 	}
+	body, _ = translatedBetas(b, bedrockBetas, []string{"context-1m-2025-08-07", "context-management-2025-06-27"}, h, []byte(`{"anthropic_beta":["context-management-2025-06-27"]}`))
+	if string(body) != `{"anthropic_beta":["context-management-2025-06-27","context-1m-2025-08-07"]}` {
+		t.Errorf("merged with the encoder's: body %s", body)
+	}
 	if got := clientBetas(http.Header{"Anthropic-Beta": {"a, b", "c"}}); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("clientBetas %q", got)
 	}

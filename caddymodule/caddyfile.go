@@ -364,6 +364,11 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 			}
 			b.KeepBillingHeader = true
 
+		case "context_management":
+			if !d.AllArgs(&b.ContextManagement) {
+				return d.ArgErr()
+			}
+
 		case "list_models":
 			if !d.AllArgs(&b.ListModels) {
 				return d.ArgErr()

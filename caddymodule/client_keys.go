@@ -314,7 +314,7 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 			return err
 		}
 		a.limiter, a.ledger, a.redis = conn.limiter, conn.ledger, conn
-		a.release = append(a.release, conn.close, registerLedger(conn.ledger)) // ledger_admin.go
+		a.release = append(a.release, conn.close, redisLedgers.add(conn.ledger)) // ledger_admin.go
 		a.failClosed = l.Redis.failClosed()
 	}
 	if l.ManagedKeys != nil {

@@ -59,14 +59,8 @@ func TestConfigureCloudBackends(t *testing.T) {
 			b.basePath = normalizeBasePath(b.BasePath)
 			row := rowOf(b.Protocol)
 			err := row.configure(&b)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
-				}
+			if wantError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if tt.basePath != "" && b.basePath != tt.basePath {
 				t.Errorf("base path %q, want %q", b.basePath, tt.basePath)

@@ -117,6 +117,21 @@ type Backend struct {
 	// either way.
 	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
 
+	// How this backend gets Anthropic's context editing, the
+	// context_management member Claude Code and the Anthropic SDKs send
+	// (clear_tool_uses_20250919, clear_thinking_20251015,
+	// compact_20260112). Empty: backends that apply the edits themselves
+	// (anthropic, bedrock) get the member as the client sent it, and
+	// louter applies the edits for every other backend, reporting
+	// context_management.applied_edits to the client as Anthropic does.
+	// "native" says the former (refused for a protocol that cannot take
+	// the member); "polyfill" has louter apply the edits even for an
+	// Anthropic-format backend (a Messages API server without context
+	// editing: its requests are then translated, not passed through);
+	// "off" leaves the member out without applying it, counted in
+	// louter_dropped_fields_total. See docs/agents-2026.md.
+	ContextManagement string `json:"context_management,omitempty"`
+
 	// Where the model lists louter answers (GET /v1/models, Gemini's
 	// GET /v1beta/models) get this backend's models from, besides the
 	// routes' names: "passthrough" asks the backend for its own list

@@ -43,6 +43,10 @@ const conversationPlaceholder = "http.louter.conversation"
 //     user_…_account_…_session_<uuid> in older ones;
 //   - Codex: prompt_cache_key (its conversation id), else its session_id
 //     or conversation_id header; OpenAI Chat clients' prompt_cache_key;
+//   - opencode: its session id, in X-Session-Id and X-Session-Affinity (or
+//     X-Opencode-Session toward its own providers), whichever provider
+//     package it speaks through: Anthropic, OpenAI (Chat) or Google;
+//     qwen-code sends none to a custom base URL;
 //   - otherwise (Gemini CLI sends no session id to an API-key endpoint):
 //     a hash of the system prompt and the first message, which do not
 //     change as a conversation grows.
@@ -108,7 +112,7 @@ func anthropicConversationKey(h http.Header, top *translate.TopLevel) string {
 	if id := h.Get("X-Claude-Code-Session-Id"); id != "" {
 		return "session:" + id
 	}
-	return ""
+	return sessionHeaderKey(h, nil)
 }
 
 // openAIConversationKey is the conversationKey of the OpenAI rows: the
@@ -118,9 +122,21 @@ func openAIConversationKey(h http.Header, top *translate.TopLevel) string {
 	if k := top.PromptCacheKey.Str; k != "" {
 		return "cache:" + k
 	}
-	// Codex's headers, then opencode's (X-Session-Id, x-session-affinity
-	// toward a provider that is not its own).
-	for _, name := range [...]string{"Session_id", "Conversation_id", "Session-Id", "Thread-Id", "X-Session-Id", "X-Session-Affinity"} {
+	return sessionHeaderKey(h, nil)
+}
+
+// sessionHeaders are the headers that carry an agent's session id,
+// first found wins: Codex's, then opencode's (X-Session-Id and
+// X-Session-Affinity toward any provider but its own, X-Opencode-Session
+// toward its own). opencode sends them whichever protocol it speaks, so
+// every row reads them.
+var sessionHeaders = [...]string{"Session_id", "Conversation_id", "Session-Id", "Thread-Id", "X-Session-Id", "X-Session-Affinity", "X-Opencode-Session"}
+
+// sessionHeaderKey is the key from the first session header present, or
+// "". It is the Gemini row's conversationKey, and the fallback of the
+// others'.
+func sessionHeaderKey(h http.Header, _ *translate.TopLevel) string {
+	for _, name := range sessionHeaders {
 		if v := h.Get(name); v != "" {
 			return "session:" + v
 		}

@@ -90,6 +90,15 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 	if !l.modelAllowed(w, r, proto, call.model) {
 		return // the client's models (client_keys.go)
 	}
+	// Context edits apply to a count as to the request it counts: a
+	// backend that edits itself gets them, the others count the request as
+	// louter would send it (context_editing.go).
+	if te := translate.EditContext(call.req, b.Protocol, b.contextEditing(), func(req *translate.Request) int {
+		return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming)
+	}); te != nil {
+		_ = l.reject(w, client, te)
+		return
+	}
 
 	n, passBody, source := 0, []byte(nil), "local"
 	if rowOf(b.Protocol).counter != nil && b.Dialect == nil {

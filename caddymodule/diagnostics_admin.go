@@ -28,7 +28,9 @@ func init() {
 //	  "key_configured": true}], "routes": [{"match": "gpt-*",
 //	  "backend": "openai"}]}]}
 //
-// Keys are never shown, only whether one is configured. With ?probe=1 each
+// Keys are never shown, only whether one is configured; a backend that
+// authenticates through an auth module (aws_sigv4, google, azure) has
+// "auth" set to the module's name instead, and key_configured false. With ?probe=1 each
 // backend is also asked for its model list (GET {base_path}/models through
 // its own upstream handler, with its key), concurrently and within
 // diagnosticsProbeTimeout, and its entry gets a "probe" object: reachable,
@@ -56,10 +58,7 @@ const diagnosticsProbeTimeout = 5 * time.Second
 // liveHandlers are the provisioned louter handlers of the running
 // config(s), with the HTTP server each belongs to (reverse_proxy needs one
 // in a request's context). A handler leaves when its config is unloaded.
-var liveHandlers struct {
-	sync.Mutex
-	list []liveHandler
-}
+var liveHandlers registry[liveHandler]
 
 type liveHandler struct {
 	l      *Louter
@@ -81,16 +80,12 @@ func (l *Louter) registerDiagnostics(ctx caddy.Context) {
 	if srv == nil {
 		return
 	}
-	liveHandlers.Lock()
-	liveHandlers.list = append(liveHandlers.list, liveHandler{l: l, server: srv})
-	liveHandlers.Unlock()
+	liveHandlers.add(liveHandler{l: l, server: srv})
 }
 
 // unregisterDiagnostics takes l off the diagnostics endpoint's list.
 func (l *Louter) unregisterDiagnostics() {
-	liveHandlers.Lock()
-	defer liveHandlers.Unlock()
-	liveHandlers.list = slices.DeleteFunc(liveHandlers.list, func(h liveHandler) bool { return h.l == l })
+	liveHandlers.removeIf(func(h liveHandler) bool { return h.l == l })
 }
 
 // diagnosticsReport is the answer of GET /louter/diagnostics.
@@ -109,6 +104,7 @@ type diagBackend struct {
 	BasePath       string     `json:"base_path"`
 	Upstreams      []string   `json:"upstreams,omitempty"`
 	KeyConfigured  bool       `json:"key_configured"`
+	Auth           string     `json:"auth,omitempty"`
 	PassClientAuth bool       `json:"pass_client_auth,omitempty"`
 	Probe          *diagProbe `json:"probe,omitempty"`
 }
@@ -132,9 +128,7 @@ func serveDiagnostics(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed", r.Method)}
 	}
-	liveHandlers.Lock()
-	live := slices.Clone(liveHandlers.list)
-	liveHandlers.Unlock()
+	live := liveHandlers.all()
 
 	probe := r.URL.Query().Get("probe") == "1"
 	rep := diagnosticsReport{Handlers: []diagHandler{}}
@@ -172,6 +166,7 @@ func describeHandler(l *Louter) diagHandler {
 			BasePath:       b.basePath,
 			Upstreams:      upstreamDials(b.upstream),
 			KeyConfigured:  b.apiKey != "",
+			Auth:           authName(b.auth),
 			PassClientAuth: b.PassClientAuth,
 		})
 	}
@@ -247,6 +242,16 @@ func probeBackend(parent context.Context, srv *caddyhttp.Server, b *Backend) *di
 	}
 	p.Reachable, p.Status = true, rec.status
 	return p
+}
+
+// authName is the name of a's module ("aws_sigv4" for
+// http.handlers.louter.auth.aws_sigv4), or "" when there is none.
+func authName(a BackendAuth) string {
+	m, ok := a.(caddy.Module)
+	if !ok {
+		return ""
+	}
+	return m.CaddyModule().ID.Name()
 }
 
 // Interface guard

@@ -15,15 +15,11 @@ func TestDiagnosticsForgetUnloadedHandlers(t *testing.T) {
 			"backends": {"m": {"protocol": "openai", "upstream": {"handler": "reverse_proxy"}}},
 			"models": [{"match": "*", "backend": "m"}]}]}]}}}}}`},
 	} {
-		liveHandlers.Lock()
-		before := len(liveHandlers.list)
-		liveHandlers.Unlock()
+		before := len(liveHandlers.all())
 		if _, err := CheckConfig([]byte(tt.cfg)); err != nil {
 			t.Fatal(err)
 		}
-		liveHandlers.Lock()
-		after := len(liveHandlers.list)
-		liveHandlers.Unlock()
+		after := len(liveHandlers.all())
 		if after != before {
 			t.Errorf("%s config: %d handlers listed after it was unloaded, were %d", tt.name, after, before)
 		}

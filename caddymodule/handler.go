@@ -252,7 +252,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 	rw.client, rw.backend, rw.logger = client, b, l.logger
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
-	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil
+	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil && !b.editsContextItself() // context_editing.go
 
 	// Gemini says in the URL, not the body, whether to stream, and in
 	// which framing the client wants the stream.
@@ -449,9 +449,10 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 		Model: model, BackendModel: backendModel, MaxTokens: b.MaxTokens, Stream: urlStream,
 		// For a stream whose client expects the input early
 		// (translate.UsageTimingCodec), counted as the backend counts.
-		CountInput:  func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
-		Edit:        backendEdit(b, backendModel),
-		ServerTools: b.ServerTools,
+		CountInput:     func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
+		Edit:           backendEdit(b, backendModel),
+		ContextEditing: b.contextEditing(), // context_editing.go
+		ServerTools:    b.ServerTools,
 	})
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)

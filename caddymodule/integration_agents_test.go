@@ -308,7 +308,7 @@ func TestAgentsClaudeCodeContract(t *testing.T) {
 		if d0, d1 := e.dropDelta(t, "oai", with(plain, "gpt-x")), e.dropDelta(t, "oai", with(billed, "gpt-x")); d1 != d0+1 {
 			t.Errorf("drops counted for oai: %v without the billing line, %v with it; want one more", d0, d1)
 		}
-		if n := sum(scrape(t, e.metrics+"/metrics"), "louter_prefix_cache_hit_ratio_count", `backend="oai"`); n < 1 {
+		if n := testcaddy.Sum(testcaddy.Scrape(t, e.metrics+"/metrics"), "louter_prefix_cache_hit_ratio_count", `backend="oai"`); n < 1 {
 			t.Errorf("louter_prefix_cache_hit_ratio observed %v times for oai, want at least 1", n)
 		}
 	})
@@ -321,16 +321,16 @@ func TestAgentsClaudeCodeContract(t *testing.T) {
 func (e *agentsEnv) dropDelta(t *testing.T, backend, body string, headers ...string) float64 {
 	t.Helper()
 	label := `backend="` + backend + `"`
-	m := scrape(t, e.metrics+"/metrics")
-	reqs, drops := sum(m, "louter_requests_total", label), sum(m, "louter_dropped_fields_total", label)
+	m := testcaddy.Scrape(t, e.metrics+"/metrics")
+	reqs, drops := testcaddy.Sum(m, "louter_requests_total", label), testcaddy.Sum(m, "louter_dropped_fields_total", label)
 	e.exchange(t, "/v1/messages", body, append([]string{"anthropic-version", "2023-06-01"}, headers...)...)
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		m = scrape(t, e.metrics+"/metrics")
-		if sum(m, "louter_requests_total", label) > reqs {
+		m = testcaddy.Scrape(t, e.metrics+"/metrics")
+		if testcaddy.Sum(m, "louter_requests_total", label) > reqs {
 			break
 		}
 	}
-	return sum(m, "louter_dropped_fields_total", label) - drops
+	return testcaddy.Sum(m, "louter_dropped_fields_total", label) - drops
 }
 
 func TestAgentsCodexCatalog(t *testing.T) {

@@ -126,51 +126,26 @@ func (s *converseServer) take() []converseCall {
 	return c
 }
 
-const converseCaddyfile = `
+var converseCaddyfile = `
 :{PORT0} {
 	bind 127.0.0.1
-	louter {
-		backend converse {
-			protocol bedrock_converse
-			forward_headers X-Mock-Scenario
-			auth aws_sigv4 {
-				region us-west-2
-				access_key_id {env.LOUTER_TEST_AWS_AKID}
-				secret_access_key {env.LOUTER_TEST_AWS_SECRET}
-				session_token {env.LOUTER_TEST_AWS_TOKEN}
-			}
-			reverse_proxy {CONVERSE}
-		}
-		backend backup {
-			protocol anthropic
-			api_key backup-key
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
+	louter {` +
+	bedrockBackend("converse", "bedrock_converse", "{CONVERSE}", sigv4Auth("us-west-2", "{env.LOUTER_TEST_AWS_SECRET}")) +
+	backupBackend("{PORT1}") + `
 		model llama-* converse us.meta.llama4-maverick-17b-instruct-v1:0 {
 			fallback backup claude-backup
 		}
 	}
 }
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name backup-mock
-		default_scenario text
-	}
-}
-`
+` + backupMock(":{PORT1}")
 
 func startConverseEnv(t *testing.T) (*env, *converseServer) {
 	t.Helper()
-	t.Setenv("LOUTER_TEST_AWS_AKID", bedrockTestAKID)
-	t.Setenv("LOUTER_TEST_AWS_SECRET", bedrockTestSecret)
-	t.Setenv("LOUTER_TEST_AWS_TOKEN", bedrockTestSession)
+	setBedrockEnv(t)
 	cs := &converseServer{}
 	srv := httptest.NewServer(cs)
 	t.Cleanup(srv.Close)
-	ports := testcaddy.Start(t, strings.ReplaceAll(converseCaddyfile, "{CONVERSE}", strings.TrimPrefix(srv.URL, "http://")))
-	testcaddy.WaitListening(t, ports[1])
-	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}, cs
+	return startMockEnv(t, testcaddy.Options{}, strings.ReplaceAll(converseCaddyfile, "{CONVERSE}", strings.TrimPrefix(srv.URL, "http://")), 1), cs
 }
 
 // TestIntegrationBedrockConverse drives the Converse backend with each

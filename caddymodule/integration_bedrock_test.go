@@ -12,18 +12,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 	"google.golang.org/genai"
-
-	"github.com/louter/louter/internal/testcaddy"
 )
 
 // The secrets the tests configure; none may appear in a log line or a
@@ -36,62 +31,55 @@ const (
 	bedrockTestARN     = "arn:aws:bedrock:us-west-2:123456789012:application-inference-profile/abc123"
 )
 
-const bedrockCaddyfile = `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		record "{RECORD}"
-		backend bedrock {
-			protocol bedrock
-			forward_headers X-Mock-Scenario
-			auth aws_sigv4 {
-				region us-west-2
-				access_key_id {env.LOUTER_TEST_AWS_AKID}
-				secret_access_key {env.LOUTER_TEST_AWS_SECRET}
-				session_token {env.LOUTER_TEST_AWS_TOKEN}
-			}
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		backend bedrock-key {
-			protocol bedrock
-			forward_headers X-Mock-Scenario
-			api_key {env.LOUTER_TEST_BEDROCK_KEY}
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		backend bedrock-wrong-secret {
-			protocol bedrock
-			forward_headers X-Mock-Scenario
-			auth aws_sigv4 {
-				region us-west-2
-				access_key_id {env.LOUTER_TEST_AWS_AKID}
-				secret_access_key not-the-secret
-				session_token {env.LOUTER_TEST_AWS_TOKEN}
-			}
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		backend bedrock-wrong-region {
-			protocol bedrock
-			forward_headers X-Mock-Scenario
-			auth aws_sigv4 {
-				region eu-west-1
-				access_key_id {env.LOUTER_TEST_AWS_AKID}
-				secret_access_key {env.LOUTER_TEST_AWS_SECRET}
-				session_token {env.LOUTER_TEST_AWS_TOKEN}
-			}
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		backend bedrock-betas {
-			protocol bedrock
-			forward_headers X-Mock-Scenario
-			api_key {env.LOUTER_TEST_BEDROCK_KEY}
-			drop_betas !mid-conversation-* interleaved-thinking-*
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
+// backupBackend is the Anthropic backend the Bedrock tests fall back to,
+// louter_mock at addr (backupMock).
+func backupBackend(addr string) string {
+	return `
 		backend backup {
 			protocol anthropic
 			api_key backup-key
-			reverse_proxy 127.0.0.1:{PORT2}
-		}
+			reverse_proxy 127.0.0.1:` + addr + `
+		}`
+}
+
+// backupMock is the site of the backup backend's mock, which answers
+// every request with text naming itself (backup-mock).
+func backupMock(addr string) string {
+	return mockSite(addr, "backup-mock", "default_scenario text")
+}
+
+// bedrockBackend is a Bedrock backend (protocol) of the Bedrock tests,
+// with the given credential directives.
+func bedrockBackend(name, protocol, upstream, credentials string) string {
+	return `
+		backend ` + name + ` {
+			protocol ` + protocol + `
+			forward_headers X-Mock-Scenario
+			` + credentials + `
+			reverse_proxy ` + upstream + `
+		}`
+}
+
+// setBedrockEnv sets the environment the Bedrock tests' Caddyfiles read
+// the secrets from.
+func setBedrockEnv(t *testing.T) {
+	t.Setenv("LOUTER_TEST_AWS_AKID", bedrockTestAKID)
+	t.Setenv("LOUTER_TEST_AWS_SECRET", bedrockTestSecret)
+	t.Setenv("LOUTER_TEST_AWS_TOKEN", bedrockTestSession)
+	t.Setenv("LOUTER_TEST_BEDROCK_KEY", bedrockTestAPIKey)
+}
+
+var bedrockCaddyfile = `
+:{PORT0} {
+	bind 127.0.0.1
+	louter {
+		record "{RECORD}"` +
+	bedrockBackend("bedrock", "bedrock", "127.0.0.1:{PORT1}", sigv4Auth("us-west-2", "{env.LOUTER_TEST_AWS_SECRET}")) +
+	bedrockBackend("bedrock-key", "bedrock", "127.0.0.1:{PORT1}", "api_key {env.LOUTER_TEST_BEDROCK_KEY}") +
+	bedrockBackend("bedrock-betas", "bedrock", "127.0.0.1:{PORT1}", "api_key {env.LOUTER_TEST_BEDROCK_KEY}\n\t\t\tdrop_betas !mid-conversation-* interleaved-thinking-*") +
+	bedrockBackend("bedrock-wrong-secret", "bedrock", "127.0.0.1:{PORT1}", sigv4Auth("us-west-2", "not-the-secret")) +
+	bedrockBackend("bedrock-wrong-region", "bedrock", "127.0.0.1:{PORT1}", sigv4Auth("eu-west-1", "{env.LOUTER_TEST_AWS_SECRET}")) +
+	backupBackend("{PORT2}") + `
 		model claude-bedrock* bedrock us.anthropic.claude-sonnet-4-5-20250929-v1:0
 		model claude-arn* bedrock "` + bedrockTestARN + `"
 		model claude-key* bedrock-key anthropic.claude-haiku-4-5-20251001-v1:0
@@ -103,45 +91,25 @@ const bedrockCaddyfile = `
 		}
 	}
 }
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name bedrock-mock
-		bedrock_sigv4 ` + bedrockTestAKID + ` ` + bedrockTestSecret + ` ` + bedrockTestSession + ` region us-west-2
-		bedrock_api_key ` + bedrockTestAPIKey + `
-	}
-}
-:{PORT2} {
-	bind 127.0.0.1
-	louter_mock {
-		name backup-mock
-		default_scenario text
-	}
-}
-`
+` + mockSite(":{PORT1}", "bedrock-mock",
+	"bedrock_sigv4 "+bedrockTestAKID+" "+bedrockTestSecret+" "+bedrockTestSession+" region us-west-2",
+	"bedrock_api_key "+bedrockTestAPIKey) +
+	backupMock(":{PORT2}")
 
 // bedrockEnv is the running Caddy, with the files its log and recordings
 // went to.
 type bedrockEnv struct {
 	*env
-	logFile, recordDir string
+	caddyOutput
 }
 
 func startBedrockEnv(t *testing.T) *bedrockEnv {
 	t.Helper()
-	t.Setenv("LOUTER_TEST_AWS_AKID", bedrockTestAKID)
-	t.Setenv("LOUTER_TEST_AWS_SECRET", bedrockTestSecret)
-	t.Setenv("LOUTER_TEST_AWS_TOKEN", bedrockTestSession)
-	t.Setenv("LOUTER_TEST_BEDROCK_KEY", bedrockTestAPIKey)
-	dir := t.TempDir()
-	logFile, recordDir := filepath.Join(dir, "caddy.log"), filepath.Join(dir, "records")
-	cf := strings.ReplaceAll(bedrockCaddyfile, "{RECORD}", recordDir)
-	ports := testcaddy.StartWith(t, testcaddy.Options{LogLevel: "DEBUG", LogFile: logFile}, cf)
-	testcaddy.WaitListening(t, ports[1])
-	testcaddy.WaitListening(t, ports[2])
+	setBedrockEnv(t)
+	out := newCaddyOutput(t)
 	return &bedrockEnv{
-		env:     &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1]), testcaddy.URL(ports[2])}},
-		logFile: logFile, recordDir: recordDir,
+		env:         startMockEnv(t, out.options(), strings.ReplaceAll(bedrockCaddyfile, "{RECORD}", out.recordDir), 2),
+		caddyOutput: out,
 	}
 }
 
@@ -305,32 +273,5 @@ func TestIntegrationBedrockStreamException(t *testing.T) {
 // the secrets the tests configured.
 func assertNoBedrockSecrets(t *testing.T, e *bedrockEnv) {
 	t.Helper()
-	var blobs []string
-	if b, err := os.ReadFile(e.logFile); err == nil {
-		blobs = append(blobs, string(b))
-	}
-	n := 0
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if files, _ := filepath.Glob(filepath.Join(e.recordDir, "*")); len(files) > 0 {
-			break
-		}
-	}
-	_ = filepath.WalkDir(e.recordDir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(path)
-			blobs = append(blobs, string(b))
-			n++
-		}
-		return nil
-	})
-	if n == 0 || len(blobs) < 2 {
-		t.Errorf("no log or no recordings to check (%d recordings)", n)
-	}
-	for _, s := range blobs {
-		for _, secret := range []string{bedrockTestSecret, bedrockTestSession, bedrockTestAPIKey} {
-			if strings.Contains(s, secret) {
-				t.Errorf("a secret (%.8s...) was logged or recorded", secret)
-			}
-		}
-	}
+	e.assertNoSecrets(t, bedrockTestSecret, bedrockTestSession, bedrockTestAPIKey)
 }

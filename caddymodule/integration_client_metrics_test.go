@@ -37,16 +37,9 @@ func TestIntegrationClientNameMetrics(t *testing.T) {
 	testcaddy.WaitListening(t, ports[2])
 	metricsURL := testcaddy.URL(ports[2]) + "/metrics"
 	call := func(header, value string) int {
-		req, _ := http.NewRequest(http.MethodPost, testcaddy.URL(ports[0])+"/v1/chat/completions",
-			strings.NewReader(`{"model":"to-openai_chat","messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set(header, value)
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode
+		s, _ := testcaddy.Do(t, http.MethodPost, testcaddy.URL(ports[0])+"/v1/chat/completions",
+			`{"model":"to-openai_chat","messages":[{"role":"user","content":"hi"}]}`, header, value)
+		return s
 	}
 
 	for _, tt := range []struct {
@@ -62,13 +55,13 @@ func TestIntegrationClientNameMetrics(t *testing.T) {
 		{"configured identity", "X-Test-User", "alice", 200, "alice", "ok", ""},
 		{"identity of no configured client", "X-Test-User", "zed-1234", 200, "other", "ok", ""},
 	} {
-		before := scrape(t, metricsURL)
+		before := testcaddy.Scrape(t, metricsURL)
 		if s := call(tt.header, tt.value); s != tt.status {
 			t.Fatalf("%s: status %d, want %d", tt.name, s, tt.status)
 		}
-		after := scrape(t, metricsURL)
+		after := testcaddy.Scrape(t, metricsURL)
 		delta := func(name string, labels ...string) float64 {
-			return sum(after, name, labels...) - sum(before, name, labels...)
+			return testcaddy.Sum(after, name, labels...) - testcaddy.Sum(before, name, labels...)
 		}
 		ln := `client_name="` + tt.clientName + `"`
 		if d := delta("louter_requests_total", ln, `outcome="`+tt.outcome+`"`); d != 1 {
@@ -143,7 +136,7 @@ func TestIntegrationAuthRefusals(t *testing.T) {
 		{"chat, model not allowed", "/v1/chat/completions", chat, http.Header{"Authorization": {"Bearer bob-key"}}, 403, "openai_chat", "model_not_allowed", true},
 	}
 	for _, tt := range tests {
-		before := scrape(t, metricsURL)
+		before := testcaddy.Scrape(t, metricsURL)
 		req, _ := http.NewRequest(http.MethodPost, testcaddy.URL(ports[0])+tt.path, strings.NewReader(tt.body))
 		for k, v := range tt.header {
 			req.Header[k] = v
@@ -158,12 +151,12 @@ func TestIntegrationAuthRefusals(t *testing.T) {
 		if resp.StatusCode != tt.status {
 			t.Fatalf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.status)
 		}
-		after := scrape(t, metricsURL)
+		after := testcaddy.Scrape(t, metricsURL)
 		labels := []string{`client="` + tt.client + `"`, `reason="` + tt.reason + `"`}
-		if d := sum(after, "louter_auth_refusals_total", labels...) - sum(before, "louter_auth_refusals_total", labels...); d != 1 {
+		if d := testcaddy.Sum(after, "louter_auth_refusals_total", labels...) - testcaddy.Sum(before, "louter_auth_refusals_total", labels...); d != 1 {
 			t.Errorf("%s: louter_auth_refusals_total{%s} went up by %v, want 1", tt.name, strings.Join(labels, ","), d)
 		}
-		if d := sum(after, "louter_auth_refusals_total") - sum(before, "louter_auth_refusals_total"); d != 1 {
+		if d := testcaddy.Sum(after, "louter_auth_refusals_total") - testcaddy.Sum(before, "louter_auth_refusals_total"); d != 1 {
 			t.Errorf("%s: louter_auth_refusals_total went up by %v in all, want 1", tt.name, d)
 		}
 		for series := range after {

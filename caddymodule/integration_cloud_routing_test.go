@@ -10,53 +10,14 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-const cloudRoutingCaddyfile = `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		forward_headers X-Mock-Scenario
-		record {RECORD}
-		backend vtx_broken {
-			protocol vertex_anthropic
-			vertex {
-				project test-project
-				location us-east5
-			}
-			auth google {
-				credentials_file {FOREIGN}
-			}
-			reverse_proxy {FRONT}
-		}
-		backend vtx_claude {
-			protocol vertex_anthropic
-			vertex {
-				project test-project
-				location us-east5
-			}
-			auth google {
-				credentials_file {CREDS}
-			}
-			reverse_proxy {FRONT}
-		}
-		backend az_v1 {
-			protocol azure_openai
-			api_key {env.LOUTER_TEST_AZURE_KEY}
-			reverse_proxy {FRONT}
-		}
+var cloudRoutingCaddyfile = cloudSite("cloud-mock-routing",
+	vertexBackend("vtx_broken", "vertex_anthropic", "{FOREIGN}")+
+		vertexBackend("vtx_claude", "vertex_anthropic", "{CREDS}")+azureKeyBackend+`
 		model claude-sonnet-4-5 vtx_broken claude-sonnet-4-5@20250929 {
 			fallback az_v1 my-gpt-deployment
 		}
 		model claude-haiku-4-5 vtx_claude claude-haiku-4-5@20251001
-		model gpt-5.5 az_v1 my-gpt-deployment
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name cloud-mock-routing
-	}
-}
-`
+		model gpt-5.5 az_v1 my-gpt-deployment`)
 
 // TestCloudFallbackListsCounts: a Vertex backend that cannot get a token
 // falls back to Azure before the client sees anything; the model lists

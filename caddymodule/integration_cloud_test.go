@@ -14,10 +14,8 @@ package caddymodule_test
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,80 +39,56 @@ const (
 	cloudExpressKey  = "vertex-express-5ecret-key"
 )
 
-const cloudCaddyfile = `
+// cloudSite is louter on {PORT0} with the cloud tests' settings and the
+// given backends and models, in front of cloudmock's front ({FRONT}),
+// which hands the requests it accepts to louter_mock on {PORT1}, named
+// mock.
+func cloudSite(mock, directives string) string {
+	return `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
 		forward_headers X-Mock-Scenario
-		record {RECORD}
-		backend vtx_claude {
-			protocol vertex_anthropic
-			vertex {
-				project test-project
-				location us-east5
-			}
-			auth google {
-				credentials_file {CREDS}
-			}
+		record {RECORD}` + directives + `
+	}
+}
+` + mockSite(":{PORT1}", mock)
+}
+
+// azureKeyBackend is Azure OpenAI's v1 API with an API key.
+const azureKeyBackend = `
+		backend az_v1 {
+			protocol azure_openai
+			api_key {env.LOUTER_TEST_AZURE_KEY}
 			reverse_proxy {FRONT}
-		}
-		backend vtx_gemini {
-			protocol vertex_gemini
-			vertex {
-				project test-project
-				location us-east5
-			}
-			auth google {
-				credentials_file {CREDS}
-			}
-			reverse_proxy {FRONT}
-		}
+		}`
+
+var cloudCaddyfile = cloudSite("cloud-mock",
+	vertexBackend("vtx_claude", "vertex_anthropic", "{CREDS}")+
+		vertexBackend("vtx_gemini", "vertex_gemini", "{CREDS}")+`
 		backend vtx_express {
 			protocol vertex_gemini
 			api_key {env.LOUTER_TEST_VERTEX_EXPRESS_KEY}
 			reverse_proxy {FRONT}
 		}
-		backend az_v1 {
-			protocol azure_openai
-			api_key {env.LOUTER_TEST_AZURE_KEY}
-			reverse_proxy {FRONT}
-		}
+`+azureKeyBackend+`
 		backend az_classic {
 			protocol azure_openai
 			azure {
 				api_version 2024-10-21
 			}
-			auth azure {
-				tenant_id ` + cloudmock.AzureTenant + `
-				client_id ` + cloudmock.AzureClientID + `
-				client_secret {env.LOUTER_TEST_AZURE_SECRET}
-				authority_host {AUTHORITY}
-				disable_instance_discovery
-			}
+			`+entraAuth()+`
 			reverse_proxy {FRONT}
 		}
 		backend az_resp {
 			protocol azure_openai_responses
-			auth azure {
-				tenant_id ` + cloudmock.AzureTenant + `
-				client_id ` + cloudmock.AzureClientID + `
-				client_secret {env.LOUTER_TEST_AZURE_SECRET}
-				authority_host {AUTHORITY}
-				disable_instance_discovery
-			}
+			`+entraAuth()+`
 			reverse_proxy {FRONT}
 		}
 		backend foundry_claude {
 			protocol anthropic
 			base_path /anthropic/v1
-			auth azure {
-				tenant_id ` + cloudmock.AzureTenant + `
-				client_id ` + cloudmock.AzureClientID + `
-				client_secret {env.LOUTER_TEST_AZURE_SECRET}
-				authority_host {AUTHORITY}
-				disable_instance_discovery
-				scopes https://ai.azure.com/.default
-			}
+			`+entraAuth("scopes https://ai.azure.com/.default")+`
 			reverse_proxy {FRONT}
 		}
 		model claude-vertex vtx_claude claude-sonnet-4-5@20250929
@@ -123,25 +97,15 @@ const cloudCaddyfile = `
 		model gemini-express vtx_express gemini-2.5-flash
 		model gpt-azure az_v1 my-gpt-deployment
 		model gpt-azure-classic az_classic my-classic-deployment
-		model gpt-azure-resp az_resp my-responses-deployment
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name cloud-mock
-	}
-}
-`
+		model gpt-azure-resp az_resp my-responses-deployment`)
 
 // cloudEnv is a louter in front of the cloud mocks.
 type cloudEnv struct {
 	*env
-	google  *cloudmock.Google
-	azure   *cloudmock.Azure
-	front   *cloudmock.Front
-	logFile string
-	record  string
+	google *cloudmock.Google
+	azure  *cloudmock.Azure
+	front  *cloudmock.Front
+	caddyOutput
 }
 
 func startCloudEnv(t *testing.T, caddyfile string, adminPort ...int) *cloudEnv {
@@ -150,6 +114,7 @@ func startCloudEnv(t *testing.T, caddyfile string, adminPort ...int) *cloudEnv {
 	t.Setenv("LOUTER_TEST_AZURE_SECRET", cloudAzureSecret)
 	t.Setenv("LOUTER_TEST_VERTEX_EXPRESS_KEY", cloudExpressKey)
 	dir := t.TempDir()
+	out := newCaddyOutput(t)
 	g := cloudmock.NewGoogle(t)
 	az := cloudmock.NewAzure(t, cloudAzureSecret)
 	t.Cleanup(caddymodule.SetAzureTransport(az.Client()))
@@ -158,12 +123,12 @@ func startCloudEnv(t *testing.T, caddyfile string, adminPort ...int) *cloudEnv {
 		Mock: testcaddy.URL(ports[1]), Google: g, Project: "test-project", Location: "us-east5",
 		ExpressKey: cloudExpressKey, Azure: az, AzureKey: cloudAzureKey, AzureAPIVersion: "2024-10-21",
 	}).Start(t)
-	ce := &cloudEnv{google: g, azure: az, front: front, logFile: filepath.Join(dir, "caddy.log"), record: filepath.Join(dir, "record")}
+	ce := &cloudEnv{google: g, azure: az, front: front, caddyOutput: out}
 	cf := strings.NewReplacer("{CREDS}", g.WriteCredentials(t, dir), "{FOREIGN}", g.WriteForeignCredentials(t, dir), "{FRONT}", strings.TrimPrefix(front.URL, "http://"),
-		"{AUTHORITY}", az.URL+"/", "{RECORD}", ce.record,
+		"{AUTHORITY}", az.URL+"/", "{RECORD}", ce.recordDir,
 		"{PORT0}", itoa(ports[0]), "{PORT1}", itoa(ports[1])).Replace(caddyfile)
 	// The ports are in cf already: the front needs the mock's first.
-	opts := testcaddy.Options{LogLevel: "DEBUG", LogFile: ce.logFile}
+	opts := ce.options()
 	if len(adminPort) > 0 {
 		opts.AdminPort = adminPort[0]
 	}
@@ -310,38 +275,7 @@ func summarize(reqs []cloudmock.Request) []string {
 // tokens issued, the Azure key and client secret, the express key.
 func (ce *cloudEnv) checkNoSecrets(t *testing.T) {
 	t.Helper()
-	secrets := []string{ce.google.PrivateKeyPEMLine(), cloudAzureKey, cloudAzureSecret, cloudExpressKey, "ya29.louter-test-", "entra-louter-test-"}
-	var files []string
-	files = append(files, ce.logFile)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		recs, _ := filepath.Glob(filepath.Join(ce.record, "*"))
-		if len(recs) > 0 || time.Now().After(deadline) {
-			files = append(files, recs...)
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if len(files) < 2 {
-		t.Errorf("no recording in %s", ce.record)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b) == 0 {
-			t.Errorf("%s is empty", f)
-		}
-		if f == ce.logFile && !strings.Contains(string(b), "upstream roundtrip") {
-			t.Errorf("the log has no reverse_proxy debug lines, which show the headers sent upstream")
-		}
-		for _, s := range secrets {
-			if strings.Contains(string(b), s) {
-				t.Errorf("%s contains the secret %q", filepath.Base(f), s)
-			}
-		}
-	}
+	ce.assertNoSecrets(t, ce.google.PrivateKeyPEMLine(), cloudAzureKey, cloudAzureSecret, cloudExpressKey, "ya29.louter-test-", "entra-louter-test-")
 }
 
 // TestCloudAzureContentFilter: Azure's content filter reaches every
@@ -399,33 +333,8 @@ func TestCloudAzureContentFilter(t *testing.T) {
 	ce.checkNoSecrets(t)
 }
 
-const vertexOnlyCaddyfile = `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		forward_headers X-Mock-Scenario
-		record {RECORD}
-		backend vtx_claude {
-			protocol vertex_anthropic
-			vertex {
-				project test-project
-				location us-east5
-			}
-			auth google {
-				credentials_file {CREDS}
-			}
-			reverse_proxy {FRONT}
-		}
-		model claude-vertex vtx_claude claude-sonnet-4-5@20250929
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name cloud-mock-expiry
-	}
-}
-`
+var vertexOnlyCaddyfile = cloudSite("cloud-mock-expiry", vertexBackend("vtx_claude", "vertex_anthropic", "{CREDS}")+`
+		model claude-vertex vtx_claude claude-sonnet-4-5@20250929`)
 
 // TestCloudVertexTokenRefresh: a token that expires is replaced: the
 // second request, after the first token's expiry, carries a second token
@@ -512,15 +421,7 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 	ce := startCloudEnv(t, cloudCaddyfile, admin)
 	testcaddy.WaitListening(t, admin)
 	ce.front.Requests()
-	resp, err := http.Get("http://127.0.0.1:" + itoa(admin) + "/louter/diagnostics?probe=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
-	}
+	body := testcaddy.Get(t, testcaddy.URL(admin)+"/louter/diagnostics?probe=1")
 	for _, s := range []string{cloudAzureKey, cloudAzureSecret, cloudExpressKey, "ya29.louter-test-", "entra-louter-test-"} {
 		if strings.Contains(string(body), s) {
 			t.Errorf("the report shows %q", s)
@@ -530,9 +431,18 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 	if len(backends) != 7 {
 		t.Fatalf("%d backends in %s", len(backends), body)
 	}
+	auths := map[string]int{}
 	for _, b := range backends {
+		auths[b.Get("auth").Str]++
 		if !b.Get("probe.reachable").Bool() {
 			t.Errorf("%s not reachable: %s", b.Get("name").Str, b.Raw)
+		}
+	}
+	// A backend signed by an auth module names it (it has no key of its
+	// own to report as configured).
+	for _, name := range []string{"google", "azure"} {
+		if auths[name] == 0 {
+			t.Errorf("no backend reports auth %q: %v", name, auths)
 		}
 	}
 	// Each probe carried the backend's credential: the front refused none

@@ -7,7 +7,6 @@ package caddymodule_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -68,15 +67,7 @@ func TestDiagnosticsAdmin(t *testing.T) {
 
 	get := func(t *testing.T, query string) gjson.Result {
 		t.Helper()
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/louter/diagnostics%s", admin, query))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("status %d: %s", resp.StatusCode, body)
-		}
+		body := testcaddy.Get(t, testcaddy.URL(admin)+"/louter/diagnostics"+query)
 		if strings.Contains(string(body), diagKey) || strings.Contains(string(body), "diagnostics-secret") {
 			t.Fatalf("the report holds the key: %s", body)
 		}

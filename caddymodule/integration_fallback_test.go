@@ -81,10 +81,7 @@ func fallbackCaddyfile() string {
 
 func startFallbackEnv(t *testing.T) *env {
 	t.Helper()
-	ports := testcaddy.Start(t, fallbackCaddyfile())
-	testcaddy.WaitListening(t, ports[1])
-	testcaddy.WaitListening(t, ports[2])
-	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1]), testcaddy.URL(ports[2])}}
+	return startMockEnv(t, testcaddy.Options{}, fallbackCaddyfile(), 2)
 }
 
 // journal returns what mock i (0: primary, 1: backup) received since the

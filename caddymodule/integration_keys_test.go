@@ -25,7 +25,7 @@ import (
 	"github.com/louter/louter/internal/testredis"
 )
 
-const managedKeysCaddyfile = `
+var managedKeysCaddyfile = `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
@@ -38,21 +38,18 @@ const managedKeysCaddyfile = `
 		client carol {
 			key_sha256 {CAROL}
 		}
-		price to-* input 2 output 10
+		price to-* input 2 output 10` + keysBackend + `
+	}
+}
+` + mockSite(":{PORT1}", "keys-mock")
+
+// keysBackend is the keys tests' backend, on {PORT1}, and its models.
+const keysBackend = `
 		backend oai {
 			protocol openai_chat
 			reverse_proxy 127.0.0.1:{PORT1}
 		}
-		model to-* oai
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name keys-mock
-	}
-}
-`
+		model to-* oai`
 
 func TestIntegrationKeysAdmin(t *testing.T) {
 	srv := testredis.Start(t)
@@ -76,31 +73,15 @@ func TestIntegrationKeysAdmin(t *testing.T) {
 	var answers strings.Builder // every answer of the admin API, grepped for keys at the end
 	api := func(method, path, body string) (int, gjson.Result) {
 		t.Helper()
-		req, _ := http.NewRequest(method, adminURL+path, strings.NewReader(body))
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		s, b := testcaddy.Do(t, method, adminURL+path, body)
 		answers.Write(b)
-		return resp.StatusCode, gjson.ParseBytes(b)
+		return s, gjson.ParseBytes(b)
 	}
 	chat := func(key, model string) int {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, testcaddy.URL(ports[0])+"/v1/chat/completions",
-			strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"hello there"}]}`))
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode
+		s, _ := testcaddy.Do(t, http.MethodPost, testcaddy.URL(ports[0])+"/v1/chat/completions",
+			`{"model":"`+model+`","messages":[{"role":"user","content":"hello there"}]}`, "Authorization", "Bearer "+key)
+		return s
 	}
 
 	// The config's client is listed, as such.
@@ -198,7 +179,7 @@ func TestIntegrationKeysAdmin(t *testing.T) {
 	if usage.Get("source").String() != "redis" || usage.Get("rows.0.backend").String() != "oai" || usage.Get("rows.0.model").String() != "to-*" {
 		t.Fatalf("usage: %s", usage.Raw)
 	}
-	metrics := scrape(t, adminURL+"/metrics")
+	metrics := testcaddy.Scrape(t, adminURL+"/metrics")
 	labels := `{backend="oai",client_name="dave",model="to-*"}`
 	if got, want := metrics["louter_spend_requests_total"+labels], usage.Get("totals.requests").Float(); got != want || got == 0 {
 		t.Errorf("louter_spend_requests_total %v, the ledger %v", got, want)
@@ -255,36 +236,20 @@ func TestIntegrationKeysAdminStorage(t *testing.T) {
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
-		managed_keys
-		backend oai {
-			protocol openai_chat
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		model to-* oai
+		managed_keys`+keysBackend+`
 	}
 }
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name keys-storage-mock
-	}
-}
-`)
+`+mockSite(":{PORT1}", "keys-storage-mock"))
 	testcaddy.WaitListening(t, admin)
 	testcaddy.WaitListening(t, ports[1])
 	do := func(method, url, auth, body string) (int, gjson.Result) {
 		t.Helper()
-		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		var header []string
 		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
+			header = []string{"Authorization", "Bearer " + auth}
 		}
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, gjson.ParseBytes(b)
+		s, b := testcaddy.Do(t, method, url, body, header...)
+		return s, gjson.ParseBytes(b)
 	}
 	adminURL := fmt.Sprintf("http://127.0.0.1:%d/louter/keys", admin)
 	chatURL := testcaddy.URL(ports[0]) + "/v1/chat/completions"

@@ -7,7 +7,6 @@ package caddymodule_test
 // metrics handler, which serves the config's registry.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -70,56 +69,6 @@ func metricsCaddyfile(accessLog string, deadPort int) string {
 }
 `)
 	return b.String()
-}
-
-// scrape reads the metrics the Caddy config serves: series (name with its
-// labels, as exposed) to value.
-func scrape(t *testing.T, url string) map[string]float64 {
-	t.Helper()
-	resp, err := testcaddy.Client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || !strings.HasPrefix(line, "louter_") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("metrics line %q: %v", line, err)
-		}
-		out[line[:i]] = v
-	}
-	return out
-}
-
-// sum adds the series of a metric whose labels include all of labels
-// (`k="v"` each).
-func sum(m map[string]float64, name string, labels ...string) float64 {
-	var n float64
-	for series, v := range m {
-		metric, rest, _ := strings.Cut(series, "{")
-		if metric != name {
-			continue
-		}
-		ok := true
-		for _, l := range labels {
-			if !strings.Contains(rest, l) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			n += v
-		}
-	}
-	return n
 }
 
 type metricsCase struct {
@@ -238,16 +187,16 @@ func TestMetricsLogFieldsPlaceholders(t *testing.T) {
 
 	cases := metricsCases()
 	for _, c := range cases {
-		before := scrape(t, metricsURL)
+		before := testcaddy.Scrape(t, metricsURL)
 		resp, err := testcaddy.Client.Do(c.request(t, louter))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		after := scrape(t, metricsURL)
+		after := testcaddy.Scrape(t, metricsURL)
 		delta := func(name string, labels ...string) float64 {
-			return sum(after, name, labels...) - sum(before, name, labels...)
+			return testcaddy.Sum(after, name, labels...) - testcaddy.Sum(before, name, labels...)
 		}
 
 		if resp.StatusCode != c.status {
@@ -268,7 +217,7 @@ func TestMetricsLogFieldsPlaceholders(t *testing.T) {
 		if d := delta("louter_request_duration_seconds_count", lc, lb, lm); d != 1 {
 			t.Errorf("%s: duration observations went up by %v, want 1", c.name, d)
 		}
-		if d := sum(after, "louter_streams_open"); d != 0 {
+		if d := testcaddy.Sum(after, "louter_streams_open"); d != 0 {
 			t.Errorf("%s: %v streams open after the request", c.name, d)
 		}
 		wantTTFT := 0.0
@@ -330,7 +279,7 @@ func TestMetricsLogFieldsPlaceholders(t *testing.T) {
 // and its stream is no longer open.
 func checkCanceled(t *testing.T, louter, metricsURL string) {
 	t.Helper()
-	before := scrape(t, metricsURL)
+	before := testcaddy.Scrape(t, metricsURL)
 	c := metricsCase{name: "canceled", client: "anthropic", model: "to-openai_chat-x", stream: true, scenario: "long", header: [2]string{"X-Mock-Stall", "250ms"}}
 	resp, err := testcaddy.Client.Do(c.request(t, louter))
 	if err != nil {
@@ -342,9 +291,9 @@ func checkCanceled(t *testing.T, louter, metricsURL string) {
 	resp.Body.Close() // gone before the backend speaks again
 	labels := []string{`client="anthropic"`, `backend="openai_chat"`, `outcome="canceled"`}
 	for range 100 { // the server learns of it when the connection closes
-		after := scrape(t, metricsURL)
-		if sum(after, "louter_requests_total", labels...)-sum(before, "louter_requests_total", labels...) == 1 {
-			if n := sum(after, "louter_streams_open"); n != 0 {
+		after := testcaddy.Scrape(t, metricsURL)
+		if testcaddy.Sum(after, "louter_requests_total", labels...)-testcaddy.Sum(before, "louter_requests_total", labels...) == 1 {
+			if n := testcaddy.Sum(after, "louter_streams_open"); n != 0 {
 				t.Errorf("%v streams open after the client left", n)
 			}
 			return

@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,23 +55,16 @@ func TestIntegrationRedisBreaker(t *testing.T) {
 		return strings.NewReplacer("{SITE}", fmt.Sprint(port), "{MOCK}", fmt.Sprint(ports[2]), "{MODE}", mode,
 			"{REDIS}", srv.Addr, "{TIMEOUT}", breakerTimeout.String(), "{CAROL}", sha256Hex("carol-key")).Replace(breakerSite)
 	}
-	p := startCaddyProcess(t, "{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n"+
+	p := testcaddy.StartProcess(t, caddyProcessEnv, "{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n"+
 		site(ports[0], "open")+site(ports[1], "closed")+
 		fmt.Sprintf(":%d {\n\tbind 127.0.0.1\n\tlouter_mock {\n\t\tname breaker-mock\n\t}\n}\n", ports[2]))
 	for _, port := range ports {
 		testcaddy.WaitListening(t, port)
 	}
 	call := func(port int) int {
-		req, _ := http.NewRequest(http.MethodPost, testcaddy.URL(port)+"/v1/chat/completions",
-			strings.NewReader(`{"model":"to-openai_chat","messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set("Authorization", "Bearer carol-key")
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode
+		s, _ := testcaddy.Do(t, http.MethodPost, testcaddy.URL(port)+"/v1/chat/completions",
+			`{"model":"to-openai_chat","messages":[{"role":"user","content":"hi"}]}`, "Authorization", "Bearer carol-key")
+		return s
 	}
 	// counted is carol's request counter in Redis; 0 when Redis has none
 	// or does not answer.

@@ -63,7 +63,7 @@ func TestIntegrationRedisLeaseOutlivesKilledInstance(t *testing.T) {
 	}
 	// A: its own process, a mock that streams 200 words 200ms apart.
 	portsA := testcaddy.FreePorts(t, 2)
-	a := startCaddyProcess(t, "{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n"+
+	a := testcaddy.StartProcess(t, caddyProcessEnv, "{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n"+
 		site(fmt.Sprint(portsA[0]), fmt.Sprint(portsA[1]), "200ms"))
 	// B: in this process, a mock that answers at once.
 	portsB := testcaddy.Start(t, site("{PORT0}", "{PORT1}", "0s"))

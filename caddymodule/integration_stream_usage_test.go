@@ -68,9 +68,7 @@ func startStreamUsageEnv(t *testing.T) *env {
 	t.Setenv("LOUTER_TEST_SU_FRUGAL", "su-frugal-key")
 	t.Setenv("LOUTER_TEST_SU_ASKER", "su-asker-key")
 	t.Setenv("LOUTER_TEST_SU_LEDGER", "su-ledger-key")
-	ports := testcaddy.Start(t, streamUsageCaddyfile)
-	testcaddy.WaitListening(t, ports[1])
-	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1])}}
+	return startMockEnv(t, testcaddy.Options{}, streamUsageCaddyfile, 1)
 }
 
 // ledgerEntry returns the ledger's entry for client and model, zero when

@@ -79,10 +79,7 @@ var surfaceListed = []string{
 
 func startSurfaceEnv(t *testing.T) *env {
 	t.Helper()
-	ports := testcaddy.Start(t, surfaceCaddyfile)
-	testcaddy.WaitListening(t, ports[1])
-	testcaddy.WaitListening(t, ports[2])
-	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1]), testcaddy.URL(ports[2])}}
+	return startMockEnv(t, testcaddy.Options{}, surfaceCaddyfile, 2)
 }
 
 func TestSurfaceModelLists(t *testing.T) {

@@ -82,10 +82,21 @@ type env struct {
 
 func startEnv(t *testing.T) *env {
 	t.Helper()
-	ports := testcaddy.Start(t, integrationCaddyfile)
-	testcaddy.WaitListening(t, ports[1])
-	testcaddy.WaitListening(t, ports[2])
-	return &env{t: t, louter: testcaddy.URL(ports[0]), mocks: []string{testcaddy.URL(ports[1]), testcaddy.URL(ports[2])}}
+	return startMockEnv(t, testcaddy.Options{}, integrationCaddyfile, 2)
+}
+
+// startMockEnv starts caddyfile, louter on {PORT0} and louter_mock on
+// the mocks ports after it ({PORT1}, ...), and waits until they all
+// listen.
+func startMockEnv(t *testing.T, opts testcaddy.Options, caddyfile string, mocks int) *env {
+	t.Helper()
+	ports := testcaddy.StartWith(t, opts, caddyfile)
+	e := &env{t: t, louter: testcaddy.URL(ports[0])}
+	for _, p := range ports[1 : 1+mocks] {
+		testcaddy.WaitListening(t, p)
+		e.mocks = append(e.mocks, testcaddy.URL(p))
+	}
+	return e
 }
 
 func (e *env) clearJournals() {

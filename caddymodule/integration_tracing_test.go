@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -144,18 +143,8 @@ func (tr tracedRequest) send(t *testing.T, base string) (status int, body string
 		}
 		req = `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":64,"temperature":0.5,"topP":0.25}}`
 	}
-	httpReq, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(req))
-	httpReq.Header.Set("Content-Type", "application/json")
-	resp, err := testcaddy.Client.Do(httpReq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	status, b := testcaddy.Do(t, http.MethodPost, base+path, req)
+	return status, string(b)
 }
 
 var tracedRequests = []tracedRequest{

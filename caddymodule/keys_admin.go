@@ -86,7 +86,7 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 const keysTimeout = 5 * time.Second
 
 func serveKeys(w http.ResponseWriter, r *http.Request) error {
-	live := managedNow()
+	live := liveManaged.all()
 	if len(live) == 0 {
 		return apiErr(http.StatusServiceUnavailable, errors.New("no loaded louter handler has managed_keys on"))
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -94,7 +92,7 @@ func serveUsage(w http.ResponseWriter, r *http.Request) error {
 		rep = limits.NewLedgerReport(processStart, "memory", f, nil)
 	}
 	status := http.StatusOK
-	if rl := currentRedisLedger(); rl != nil {
+	if rl := redisLedgers.latest(); rl != nil {
 		since, err := rl.Since(r.Context())
 		var rows []limits.LedgerRow
 		if err == nil {
@@ -117,32 +115,7 @@ func serveUsage(w http.ResponseWriter, r *http.Request) error {
 
 // redisLedgers are the Redis ledgers of the loaded configs, the latest
 // last: the admin endpoint reads the latest.
-var redisLedgers struct {
-	sync.Mutex
-	list []*limits.RedisLedger
-}
-
-// registerLedger lists rl for the admin endpoint until the returned
-// function is called (the handler's Cleanup).
-func registerLedger(rl *limits.RedisLedger) func() {
-	redisLedgers.Lock()
-	redisLedgers.list = append(redisLedgers.list, rl)
-	redisLedgers.Unlock()
-	return func() {
-		redisLedgers.Lock()
-		defer redisLedgers.Unlock()
-		redisLedgers.list = slices.DeleteFunc(redisLedgers.list, func(x *limits.RedisLedger) bool { return x == rl })
-	}
-}
-
-func currentRedisLedger() *limits.RedisLedger {
-	redisLedgers.Lock()
-	defer redisLedgers.Unlock()
-	if n := len(redisLedgers.list); n > 0 {
-		return redisLedgers.list[n-1]
-	}
-	return nil
-}
+var redisLedgers registry[*limits.RedisLedger]
 
 // Interface guard
 var _ caddy.AdminRouter = UsageAdmin{}

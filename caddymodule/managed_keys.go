@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -93,7 +91,7 @@ func (a *access) provisionManaged(ctx caddy.Context, l *Louter) {
 	m.cancel = cancel
 	m.watcher.Start(wctx, managedTimeout)
 	a.managed = m
-	a.release = append(a.release, cancel, registerManaged(m))
+	a.release = append(a.release, cancel, liveManaged.add(m))
 }
 
 // apply provisions a new version of the table. An entry whose spec no
@@ -156,25 +154,4 @@ func (m *managedKeys) find(sum [sha256.Size]byte) *clientEntry {
 // liveManaged are the managed key tables of the loaded handlers, the
 // latest last: the admin API writes through the latest's store and
 // brings every one in this process up to date before it answers.
-var liveManaged struct {
-	sync.Mutex
-	list []*managedKeys
-}
-
-func registerManaged(m *managedKeys) func() {
-	liveManaged.Lock()
-	liveManaged.list = append(liveManaged.list, m)
-	liveManaged.Unlock()
-	return func() {
-		liveManaged.Lock()
-		defer liveManaged.Unlock()
-		liveManaged.list = slices.DeleteFunc(liveManaged.list, func(x *managedKeys) bool { return x == m })
-	}
-}
-
-// managedNow returns the loaded handlers' tables.
-func managedNow() []*managedKeys {
-	liveManaged.Lock()
-	defer liveManaged.Unlock()
-	return slices.Clone(liveManaged.list)
-}
+var liveManaged registry[*managedKeys]

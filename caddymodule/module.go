@@ -336,7 +336,8 @@ func (l *Louter) Validate() error {
 		if b.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("backend %q: max_tokens must not be negative", name))
 		}
-		errs = append(errs, b.validateVersions(name)...) // anthropic_agents.go
+		errs = append(errs, b.validateVersions(name)...)       // anthropic_agents.go
+		errs = append(errs, b.validateContextEditing(name)...) // context_editing.go
 		if !translate.KnownServerToolPolicy(b.ServerTools) {
 			errs = append(errs, fmt.Errorf("backend %q: server_tools %q: want auto, reject, drop or none", name, b.ServerTools))
 		}

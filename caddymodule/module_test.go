@@ -119,3 +119,20 @@ func TestModuleRegistered(t *testing.T) {
 		t.Errorf("New returns %T", info.New())
 	}
 }
+
+// wantError checks err against a table case's expected error: with want
+// set, err must contain it, and the case is over (true); with want empty,
+// there must be no error.
+func wantError(t testing.TB, err error, want string) (over bool) {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want one containing %q", err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return false
+}

@@ -163,13 +163,8 @@ func serveUIState(w http.ResponseWriter, _ *http.Request) error {
 	st := uiState{Now: now, Backends: []uiBackend{}, Recordings: []uiExchange{}, RecordingDirs: []string{}}
 	st.Events, st.Series = opsFeed.snapshot(now)
 
-	liveHandlers.Lock()
-	handlers := make([]*Louter, 0, len(liveHandlers.list))
-	for _, h := range liveHandlers.list {
-		handlers = append(handlers, h.l)
-	}
-	liveHandlers.Unlock()
-	for _, l := range handlers {
+	for _, h := range liveHandlers.all() {
+		l := h.l
 		names := make([]string, 0, len(l.Backends))
 		for name := range l.Backends {
 			names = append(names, name)

@@ -16,17 +16,7 @@ import (
 // from an OpenAI Chat client to an OpenAI Chat backend, whose ~240-event
 // stream passes back untranslated.
 func BenchmarkServeHTTPPassthroughClaudeCodeTurn(b *testing.B) {
-	from, _ := translate.Lookup(translate.ProtocolAnthropic)
-	to, _ := translate.Lookup(translate.ProtocolOpenAIChat)
-	ir, err := from.DecodeRequest([]byte(readClaudeCodeTurn(b)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := to.EncodeRequest(translate.WithBackendToolNames(ir, translate.ToolNaming(translate.ProtocolOpenAIChat, nil)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	body := string(raw)
+	body := string(claudeCodeTurnOpenAI(b))
 	events := claudeCodeTurnEvents()
 	upstream := drainThen(proxyLike(200, sseHeader(), events...))
 	l := newLouter(b, &Louter{
@@ -44,4 +34,21 @@ func BenchmarkServeHTTPPassthroughClaudeCodeTurn(b *testing.B) {
 			b.Fatal("no [DONE]")
 		}
 	}
+}
+
+// claudeCodeTurnOpenAI is the ~100 KB Claude Code request encoded for an
+// OpenAI Chat backend, as the OpenAI Chat encoder writes it.
+func claudeCodeTurnOpenAI(tb testing.TB) []byte {
+	tb.Helper()
+	from, _ := translate.Lookup(translate.ProtocolAnthropic)
+	to, _ := translate.Lookup(translate.ProtocolOpenAIChat)
+	ir, err := from.DecodeRequest([]byte(readClaudeCodeTurn(tb)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := to.EncodeRequest(translate.WithBackendToolNames(ir, translate.ToolNaming(translate.ProtocolOpenAIChat, nil)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
 }

@@ -88,7 +88,8 @@ type protocolRow struct {
 	streamFromURL func(r *http.Request) (stream, jsonArray bool)
 	// conversationKey reads the conversation key an agent of the protocol
 	// sends (Claude Code's session, Codex's prompt_cache_key or session
-	// header), or ""; see conversation_key.go. nil: the first turn's hash.
+	// header, opencode's session header), or ""; see conversation_key.go.
+	// nil: the first turn's hash.
 	conversationKey func(h http.Header, top *translate.TopLevel) string
 	// checkRequest refuses a client's request that the protocol version
 	// the client names does not allow, as the provider would (Anthropic's
@@ -405,6 +406,7 @@ func builtinRows() []*protocolRow {
 			classify:         classifyGemini,
 			match:            geminiMatch,
 			streamFromURL:    geminiStreamFromURL,
+			conversationKey:  sessionHeaderKey,
 			listModels:       (*Louter).serveGeminiList,
 			modelInfo:        func(m listedModel) any { return newGeminiModelInfo(m.id) },
 			modelPrefix:      "models/",

@@ -60,7 +60,8 @@ func (q *chatRequest) recordBackendRequest(r *http.Request, b *Backend, backendM
 		Model: q.model, BackendModel: backendModel,
 		MaxTokens: b.MaxTokens, Dialect: b.Dialect, Passthrough: rw.passthrough,
 		DropSampling: refusesSampling(b, backendModel), KeepBillingHeader: b.KeepBillingHeader,
-		ServerTools: b.ServerTools,
+		ServerTools:       b.ServerTools,
+		ContextManagement: b.ContextManagement,
 	}
 	if member := rowOf(b.Protocol).cacheKeyMember; member != "" && !rw.passthrough { // cache_key.go
 		if k := gjson.GetBytes(body, member); k.Exists() {

@@ -149,14 +149,8 @@ func TestUnmarshalWhen(t *testing.T) {
 			d := caddyfile.NewTestDispenser(tt.line)
 			d.Next()
 			got, err := unmarshalWhen(d)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
+			if wantError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got.String() != tt.want.String() || got.Backend != tt.want.Backend || got.Rename != tt.want.Rename || got.HeaderValue != tt.want.HeaderValue {
 				t.Errorf("got %+v, want %+v", got, tt.want)

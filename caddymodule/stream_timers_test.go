@@ -39,14 +39,8 @@ func TestUnmarshalCaddyfileStreamTimers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var l Louter
 			err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser("louter {\n" + tt.lines + "\n}"))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
-				}
+			if wantError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if l.KeepaliveInterval != tt.keepalive || l.StreamIdleTimeout != tt.idle || l.FirstByteTimeout != tt.firstByte {
 				t.Errorf("got keepalive %v, idle %v, first byte %v", l.KeepaliveInterval, l.StreamIdleTimeout, l.FirstByteTimeout)

@@ -25,17 +25,7 @@ func startCaddyProcess(t *testing.T, caddyfile string) *harness.Process {
 // benchmark ends; a failing one shows its logs.
 func startCaddyBinary(tb testing.TB, bin, caddyfile string, env ...string) *harness.Process {
 	tb.Helper()
-	p, err := harness.Start(bin, tb.TempDir(), caddyfile, append([]string{"GOMAXPROCS=2"}, env...)...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		p.Stop()
-		if tb.Failed() {
-			tb.Logf("caddy process %d logs:\n%s", p.Pid(), p.Logs())
-		}
-	})
-	return p
+	return testcaddy.StartBinary(tb, bin, caddyfile, append([]string{"GOMAXPROCS=2"}, env...)...)
 }
 
 // buildCaddy builds the Caddy binary with louter once per benchmark run.

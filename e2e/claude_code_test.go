@@ -81,53 +81,20 @@ func runIsolated(t *testing.T, bin string, env []string, args ...string) (stdout
 // reaches the backend as an OpenAI tool message.
 func TestClaudeCodeThroughOpenAIBackend(t *testing.T) {
 	claude := agentBinary(t, "claude")
-	ports := testcaddy.Start(t, `
-:{PORT0} {
-	bind 127.0.0.1
-	louter {
-		backend mock {
-			protocol openai_chat
-			api_key backend-secret
-			reverse_proxy 127.0.0.1:{PORT1}
-		}
-		model * mock
-	}
-}
-:{PORT1} {
-	bind 127.0.0.1
-	louter_mock {
-		name claude-e2e
-	}
-}
-`)
-	runClaudeEcho(t, claude, testcaddy.URL(ports[0])+"/anthropic")
+	url, mockPort := startAgentSite(t, "openai_chat", "claude-e2e")
+	runClaudeEcho(t, claude, url+"/anthropic")
 
-	// The backend side: OpenAI Chat requests, the last one carrying the tool
-	// result as a tool message; the client's key never reached it.
-	journal := mockJournal(t, ports[1]).Array()
-	if len(journal) < 2 {
-		t.Fatalf("backend saw %d requests, want at least 2", len(journal))
-	}
-	var sawResult bool
-	for _, req := range journal {
-		if p := req.Get("protocol").String(); p != "openai_chat" {
-			t.Errorf("backend request in protocol %q, want openai_chat", p)
-		}
-		if strings.Contains(req.Get("headers").Raw, "sk-ant-client-dummy") {
-			t.Errorf("the client's API key reached the backend: %s", req.Get("headers").Raw)
-		}
+	// The backend side: OpenAI Chat requests, one carrying the tool result
+	// as a tool message; the configured key, never the client's.
+	for _, req := range checkBackendTurn(t, mockPort, "openai_chat", "sk-ant-client-dummy") {
 		if auth := req.Get("headers.Authorization").String(); !strings.Contains(auth, "Bearer backend-secret") {
 			t.Errorf("backend Authorization = %q, want the configured key", auth)
 		}
-		req.Get("body.messages").ForEach(func(_, m gjson.Result) bool {
-			if m.Get("role").String() == "tool" && strings.Contains(m.Get("content").Raw, "louter-ok") {
-				sawResult = true
-			}
-			return true
-		})
-	}
-	if !sawResult {
-		t.Fatalf("no backend request carried the tool result as a tool message:\n%s", journal[len(journal)-1].Raw)
+		// Claude Code's context_management (clear_thinking, keep all) is
+		// applied by louter, not sent to a backend that has no such member.
+		if cm := req.Get("body.context_management"); cm.Exists() {
+			t.Errorf("context_management reached the OpenAI backend: %s", cm.Raw)
+		}
 	}
 }
 
@@ -168,18 +135,25 @@ func TestClaudeCodeThroughBedrock(t *testing.T) {
 			t.Errorf("backend request not SigV4-signed: %s", req.Get("headers").Raw)
 		}
 		sawResult = sawResult || anthropicToolResult(req.Get("body"))
+		// Bedrock applies Claude Code's context_management itself, given
+		// its beta in the body.
+		if typ := req.Get("body.context_management.edits.0.type").Str; typ != "clear_thinking_20251015" {
+			t.Errorf("Bedrock body context_management = %s, want Claude Code's", req.Get("body.context_management").Raw)
+		}
+		if betas := req.Get("body.anthropic_beta").Raw; !strings.Contains(betas, `"context-management-2025-06-27"`) {
+			t.Errorf("Bedrock body anthropic_beta = %s, want context-management-2025-06-27", betas)
+		}
 	}
 	if len(journal) < 2 || !sawResult {
 		t.Fatalf("no Bedrock request carried the tool result (%d requests)", len(journal))
 	}
 }
 
-// runClaudeEcho runs Claude Code headless against baseURL, asks it to run
-// "echo louter-ok", and fails the test unless Claude Code's own transcript
-// shows the Bash tool called with that command and its output coming back.
-func runClaudeEcho(t *testing.T, claude, baseURL string) {
+// runClaude runs Claude Code headless (-p, stream-json) against baseURL
+// with env added, fails the test if it fails, and returns its output.
+func runClaude(t *testing.T, claude, baseURL, prompt string, env []string, args ...string) (stdout, stderr string) {
 	t.Helper()
-	stdout, stderr, err := runIsolated(t, claude, []string{
+	stdout, stderr, err := runIsolated(t, claude, append([]string{
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"ANTHROPIC_API_KEY=sk-ant-client-dummy",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -191,11 +165,20 @@ func runClaudeEcho(t *testing.T, claude, baseURL string) {
 		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
 		"IS_SANDBOX=1",
 		"CLAUDE_CODE_MAX_RETRIES=1",
-	}, "-p", `Run the shell command "echo louter-ok" and tell me its output.`,
-		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose")
+	}, env...), append([]string{"-p", prompt,
+		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose"}, args...)...)
 	if err != nil {
 		t.Fatalf("claude failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
+	return stdout, stderr
+}
+
+// runClaudeEcho runs Claude Code headless against baseURL, asks it to run
+// "echo louter-ok", and fails the test unless Claude Code's own transcript
+// shows the Bash tool called with that command and its output coming back.
+func runClaudeEcho(t *testing.T, claude, baseURL string) {
+	t.Helper()
+	stdout, stderr := runClaude(t, claude, baseURL, `Run the shell command "echo louter-ok" and tell me its output.`, nil)
 
 	t.Logf("Claude Code transcript:\n%s", stdout)
 	var ranBash, gotResult bool

@@ -48,14 +48,6 @@ apps = false
 // output back, which reaches the backend as that protocol's tool result.
 func TestCodexThroughLouter(t *testing.T) {
 	codex := agentBinary(t, "codex")
-	chatToolResult := func(body gjson.Result) bool {
-		found := false
-		body.Get("messages").ForEach(func(_, m gjson.Result) bool {
-			found = found || m.Get("role").Str == "tool" && strings.Contains(m.Get("content").Raw, "louter-ok")
-			return !found
-		})
-		return found
-	}
 	for _, tc := range []struct {
 		name, protocol string
 		// dialect is the louter backend's dialect block and the mock's
@@ -159,20 +151,6 @@ func TestCodexThroughLouter(t *testing.T) {
 			}
 		})
 	}
-}
-
-// anthropicToolResult finds the command's output in an Anthropic Messages
-// body (also Bedrock's InvokeModel body).
-func anthropicToolResult(body gjson.Result) bool {
-	found := false
-	body.Get("messages").ForEach(func(_, m gjson.Result) bool {
-		m.Get("content").ForEach(func(_, b gjson.Result) bool {
-			found = found || b.Get("type").Str == "tool_result" && strings.Contains(b.Get("content").Raw, "louter-ok")
-			return !found
-		})
-		return !found
-	})
-	return found
 }
 
 // A Bedrock backend signing with static SigV4 keys, and the mock line

@@ -9,7 +9,6 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,32 +80,19 @@ func TestTwoInstancesShareLedgerAndKeys(t *testing.T) {
 	}
 	api := func(in spendInstance, method, path string) (int, gjson.Result) {
 		t.Helper()
-		req, _ := http.NewRequest(method, fmt.Sprintf("http://127.0.0.1:%d%s", in.admin, path), nil)
+		body := ""
 		if method == http.MethodPost {
-			req.Body = io.NopCloser(strings.NewReader(`{"name":"dan","models":["to-*"]}`))
-			req.Header.Set("Content-Type", "application/json")
+			body = `{"name":"dan","models":["to-*"]}`
 		}
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		s, b := testcaddy.Do(t, method, testcaddy.URL(in.admin)+path, body)
 		answers.Write(b)
-		return resp.StatusCode, gjson.ParseBytes(b)
+		return s, gjson.ParseBytes(b)
 	}
 	chat := func(in spendInstance, key string) int {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, testcaddy.URL(in.site)+"/v1/chat/completions",
-			strings.NewReader(`{"model":"to-a","messages":[{"role":"user","content":"what did it cost?"}]}`))
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode
+		s, _ := testcaddy.Do(t, http.MethodPost, testcaddy.URL(in.site)+"/v1/chat/completions",
+			`{"model":"to-a","messages":[{"role":"user","content":"what did it cost?"}]}`, "Authorization", "Bearer "+key)
+		return s
 	}
 	// usage reads carol's spend from an instance once it has written all
 	// it recorded (what other instances have not written yet is not in
@@ -151,7 +137,7 @@ func TestTwoInstancesShareLedgerAndKeys(t *testing.T) {
 		in   spendInstance
 		want float64
 	}{{a, 3}, {b, 2}} {
-		m := scrapeAll(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", tt.in.admin))
+		m := testcaddy.Scrape(t, testcaddy.URL(tt.in.admin)+"/metrics")
 		if got := m[`louter_spend_requests_total{backend="oai",client_name="carol",model="to-*"}`]; got != tt.want {
 			t.Errorf("louter_spend_requests_total on an instance: %v, want %v", got, tt.want)
 		}
@@ -218,27 +204,4 @@ func TestTwoInstancesShareLedgerAndKeys(t *testing.T) {
 			t.Errorf("process %d logged a key", i)
 		}
 	}
-}
-
-// scrapeAll reads a Prometheus text endpoint: series → value.
-func scrapeAll(t *testing.T, url string) map[string]float64 {
-	t.Helper()
-	resp, err := testcaddy.Client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	out := map[string]float64{}
-	for _, line := range strings.Split(string(body), "\n") {
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		var v float64
-		if _, err := fmt.Sscan(line[i+1:], &v); err == nil {
-			out[line[:i]] = v
-		}
-	}
-	return out
 }

@@ -27,6 +27,11 @@ func TestMain(m *testing.M) {
 		caddycmd.Main()
 		return
 	}
+	if os.Getenv(mcpServerEnv) != "" {
+		// An agent under test started this binary as its MCP server
+		// (mcp_server_test.go).
+		runMCPServer()
+	}
 	if os.Getenv(netnsEnv) == "" {
 		if code, ok := reexecInNetns(); ok {
 			os.Exit(code)

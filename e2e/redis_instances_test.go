@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -173,26 +172,7 @@ func TestTwoCaddyInstancesShareRedisLimit(t *testing.T) {
 // label on one instance's metrics endpoint.
 func refusals(t *testing.T, url, label string) float64 {
 	t.Helper()
-	resp, err := testcaddy.Client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var n float64
-	for _, line := range strings.Split(string(body), "\n") {
-		series, value, ok := strings.Cut(line, " ")
-		if !ok || !strings.HasPrefix(series, "louter_limit_refusals_total{") ||
-			!strings.Contains(series, `client_name="carol"`) || !strings.Contains(series, label) {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			t.Fatalf("metrics line %q: %v", line, err)
-		}
-		n += v
-	}
-	return n
+	return testcaddy.Sum(testcaddy.Scrape(t, url), "louter_limit_refusals_total", `client_name="carol"`, label)
 }
 
 func sha256Hex(s string) string {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/louter/louter/internal/testredis"
 )
@@ -19,8 +18,7 @@ import (
 // move on each write, concurrent creates of one name yield one entry.
 func TestStores(t *testing.T) {
 	srv := testredis.Start(t)
-	rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { rc.Close() })
+	rc := srv.Client(t)
 	stores := map[string]Store{
 		"redis":   &RedisStore{Client: rc, Prefix: "ks:"},
 		"storage": &StorageStore{Storage: &certmagic.FileStorage{Path: t.TempDir()}, Key: "louter/keys.json"},
@@ -83,9 +81,7 @@ func TestStores(t *testing.T) {
 // long before its poll; on storage, within its poll.
 func TestWatcherPropagation(t *testing.T) {
 	srv := testredis.Start(t)
-	rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	writer := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { rc.Close(); writer.Close() })
+	rc, writer := srv.Client(t), srv.Client(t)
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		name           string

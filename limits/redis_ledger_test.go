@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/louter/louter/internal/testredis"
 )
 
@@ -16,9 +14,7 @@ import (
 func TestRedisLedgerShared(t *testing.T) {
 	srv := testredis.Start(t)
 	ctx := context.Background()
-	c1 := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	c2 := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { c1.Close(); c2.Close() })
+	c1, c2 := srv.Client(t), srv.Client(t)
 	// A flush interval far longer than the test: only Close writes.
 	a := NewRedisLedger(c1, "rl:", nil, time.Hour, 0, time.Second)
 	b := NewRedisLedger(c2, "rl:", nil, time.Hour, 0, time.Second)

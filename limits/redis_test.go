@@ -15,8 +15,7 @@ import (
 // TestRedisStoreScenarios runs the limiter scenarios against a real Redis.
 func TestRedisStoreScenarios(t *testing.T) {
 	srv := testredis.Start(t)
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { client.Close() })
+	client := srv.Client(t)
 	ctx := context.Background()
 	for i, tt := range limiterScenarios {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,8 +89,7 @@ func (f *failingSettle) AddAll(ctx context.Context, deltas []Delta) error {
 // whose release is retried when settling fails.
 func TestRedisConcurrencyLeases(t *testing.T) {
 	srv := testredis.Start(t)
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { client.Close() })
+	client := srv.Client(t)
 	p := Policy{Concurrent: 1}
 	const lease = 600 * time.Millisecond
 	// admittedWithin polls l until it admits a request of "s", and

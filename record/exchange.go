@@ -97,6 +97,10 @@ type Backend struct {
 	// ServerTools is the backend's server_tools policy: what a translated
 	// request did with a server tool the backend cannot run.
 	ServerTools translate.ServerToolPolicy `json:"server_tools,omitempty"`
+	// ContextManagement is the backend's context_management setting
+	// (translate.ContextEditing): how Anthropic's context edits reached
+	// it.
+	ContextManagement string `json:"context_management,omitempty"`
 	// CacheKeyMember and CacheKey are the prompt-cache key louter set on
 	// a translated request (prompt_cache_key: a hash of the conversation
 	// and the client, derived from what the recording does not keep).

@@ -136,8 +136,9 @@ func (r *replayer) translateRequest() bool {
 		Client: r.client, Backend: r.backend, Dialect: b.Dialect,
 		Model: b.Model, BackendModel: cmp(b.BackendModel, b.Model), MaxTokens: b.MaxTokens,
 		Stream: &stream, CountInput: func(req *translate.Request) int { return tokencount.Quick(req, r.framing) },
-		Edit:        translate.BackendEdit(b.DropSampling, !b.KeepBillingHeader),
-		ServerTools: b.ServerTools,
+		Edit:           translate.BackendEdit(b.DropSampling, !b.KeepBillingHeader),
+		ContextEditing: translate.ContextEditing(b.ContextManagement),
+		ServerTools:    b.ServerTools,
 	})
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())

@@ -171,3 +171,22 @@ func BenchmarkAnthropicStreamTranscode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTranslateRequestClaudeCode is the whole request side of an
+// Anthropic client with an OpenAI Chat backend as the handler runs it
+// (TranslateRequest): decode the captured ~100 KB Claude Code request,
+// apply its tool changes (it declares a deferred tool, as Claude Code
+// does), encode it for the backend.
+func BenchmarkTranslateRequestClaudeCode(b *testing.B) {
+	body := claudeCodeBench(b)
+	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
+	oai, _ := translate.Lookup(translate.ProtocolOpenAIChat)
+	rt := &translate.RequestRoute{Client: anth, Backend: oai, Model: "claude-opus-5-5", BackendModel: "gpt-4o"}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := translate.TranslateRequest(body, nil, rt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -43,12 +43,19 @@ var anthTopLevel = TopLevelRules{
 // NewStreamDecoder implements Codec.
 func (anthropicCodec) NewStreamDecoder() StreamDecoder { return &anthropicStreamDecoder{} }
 
+// NativeContextEditing implements ContextCodec: Anthropic applies the
+// edits of context_management itself.
+func (anthropicCodec) NativeContextEditing() bool { return true }
+
 // NewStreamEncoder implements Codec.
 func (anthropicCodec) NewStreamEncoder(req *Request) StreamEncoder {
 	enc := &anthropicStreamEncoder{}
 	if req != nil {
 		enc.model = req.Model
 		enc.estimate = req.InputTokensEstimate
+		if cm := req.ContextManagement; cm != nil && cm.Reported {
+			enc.edits = cm
+		}
 	}
 	return enc
 }

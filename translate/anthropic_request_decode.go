@@ -132,6 +132,7 @@ type anthRequestDecoder struct {
 	body        []byte
 	req         *Request
 	sawMessages bool
+	toolRef     bool            // the message being read has a tool_reference in a tool_result
 	depth       int             // nesting of block arrays being decoded
 	arena       strings.Builder // backs the small unescaped strings (see keep)
 	scratch     []byte          // unescaped text before keep copies it out
@@ -318,7 +319,15 @@ func (d *anthRequestDecoder) setting(key string, v gjson.Result) *Error {
 			d.outputConfig(v)
 		}
 	case "context_management":
-		req.Drop(key, "Anthropic context editing has no equivalent elsewhere")
+		// Sent on to a backend that edits itself, applied by louter for
+		// the others (context_edits.go).
+		if v.Type == gjson.Null {
+			return nil
+		}
+		if !v.IsObject() {
+			return anthInvalidType(key, wantObject)
+		}
+		d.contextManagement().Raw = json.RawMessage(v.Raw)
 	case "cache_control":
 		req.Drop(key, "Anthropic automatic prompt caching has no equivalent elsewhere")
 	case "service_tier", "inference_geo":
@@ -331,6 +340,14 @@ func (d *anthRequestDecoder) setting(key string, v gjson.Result) *Error {
 		req.Drop(key, DropUnknown)
 	}
 	return nil
+}
+
+// contextManagement returns req.ContextManagement, creating it.
+func (d *anthRequestDecoder) contextManagement() *ContextManagement {
+	if d.req.ContextManagement == nil {
+		d.req.ContextManagement = &ContextManagement{}
+	}
+	return d.req.ContextManagement
 }
 
 func (d *anthRequestDecoder) toolChoice(v gjson.Result) {

@@ -126,6 +126,7 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 	}
 	var role jsonSpan
 	var content anthContent
+	d.toolRef = false
 	m := jsonOpenObject(d.body, at)
 	for {
 		name, esc, ok := m.next()
@@ -182,6 +183,11 @@ func (d *anthRequestDecoder) message(i, at int) (int, *Error) {
 	}
 	if msg.Role == RoleSystem {
 		msg.Parts = d.textOnly(msg.Parts, "messages.content")
+	}
+	if content.span.kind == jsonArray && (msg.Role == RoleSystem || msg.Role == RoleUser && d.toolRef) {
+		// Blocks that may change the tools (tool_changes.go).
+		tc := d.toolChanges()
+		tc.messages = append(tc.messages, toolChangeMessage{index: i, role: msg.Role, start: content.span.start, end: content.span.end})
 	}
 	d.req.Messages = append(d.req.Messages, msg)
 	return m.i, nil
@@ -414,6 +420,12 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 	if typ != "tool_result" {
 		d.forget(&f.content)
 	}
+	switch typ {
+	case "tool_addition", "tool_removal", "tool_reference":
+		// Changes of the tools in force (tool_changes.go).
+		d.toolChanges().changes = true
+		d.toolRef = d.toolRef || typ == "tool_reference" && where == anthInToolResult
+	}
 	if where == anthInToolResult {
 		switch typ {
 		case "text", "image", "document":
@@ -487,6 +499,16 @@ func (d *anthRequestDecoder) block(parts []Part, path *anthPath, f *anthBlock, w
 
 	case "redacted_thinking":
 		return append(parts, Part{Type: PartRedactedThinking, Signature: d.gstr(f.data)}), nil
+
+	case "compaction":
+		// The summary of what precedes it (context_edits.go): the last
+		// one with a summary counts; one whose content is null (a
+		// compaction that failed) changes nothing, as on Anthropic's
+		// side.
+		if where == anthInMessage && f.content.span.kind == jsonString {
+			d.contextManagement().Compaction = &CompactionPoint{Message: len(req.Messages), Summary: f.content.text}
+		}
+		return parts, nil
 	}
 	// server_tool_use, web_search_tool_result, container_upload, ... and
 	// block types newer than this codec.

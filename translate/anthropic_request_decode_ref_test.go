@@ -2,6 +2,7 @@ package translate
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -145,7 +146,13 @@ func (d *anthRefDecoder) field(key string, v gjson.Result) *Error {
 			d.outputConfig(v)
 		}
 	case "context_management":
-		req.Drop(key, "Anthropic context editing has no equivalent elsewhere")
+		if v.Type == gjson.Null {
+			return nil
+		}
+		if !v.IsObject() {
+			return anthInvalidType(key, wantObject)
+		}
+		d.contextManagement().Raw = json.RawMessage(v.Raw)
 	case "cache_control":
 		req.Drop(key, "Anthropic automatic prompt caching has no equivalent elsewhere")
 	case "service_tier", "inference_geo":
@@ -350,6 +357,12 @@ func (d *anthRefDecoder) block(parts []Part, path *anthPath, f anthBlockFields, 
 
 	case "redacted_thinking":
 		return append(parts, Part{Type: PartRedactedThinking, Signature: f.data.String()}), nil
+
+	case "compaction":
+		if where == anthInMessage && f.content.Type == gjson.String {
+			d.contextManagement().Compaction = &CompactionPoint{Message: len(req.Messages), Summary: f.content.Str}
+		}
+		return parts, nil
 	}
 	// server_tool_use, web_search_tool_result, container_upload, ... and
 	// block types newer than this codec.
@@ -515,6 +528,13 @@ func (d *anthRefDecoder) tool(i int, t gjson.Result) *Error {
 	}
 	req.Tools = append(req.Tools, tool)
 	return nil
+}
+
+func (d *anthRefDecoder) contextManagement() *ContextManagement {
+	if d.req.ContextManagement == nil {
+		d.req.ContextManagement = &ContextManagement{}
+	}
+	return d.req.ContextManagement
 }
 
 func (d *anthRefDecoder) toolChoice(v gjson.Result) {

@@ -91,14 +91,17 @@ func TestAnthropicDecodeClaudeCode(t *testing.T) {
 	}
 	for _, want := range []string{
 		"tools.defer_loading: tool search is Anthropic-only; the tool is sent up front",
-		"context_management: Anthropic context editing has no equivalent elsewhere",
 	} {
 		if !slices.Contains(req.Dropped, want) {
 			t.Errorf("Dropped = %q, missing %q", req.Dropped, want)
 		}
 	}
-	if len(req.Dropped) != 2 {
-		t.Errorf("Dropped = %q, want exactly 2 entries", req.Dropped)
+	if len(req.Dropped) != 1 {
+		t.Errorf("Dropped = %q, want exactly 1 entry", req.Dropped)
+	}
+	// context_management is kept for the backend (EditContext).
+	if cm := req.ContextManagement; cm == nil || string(cm.Raw) != `{"edits": [{"type": "clear_thinking_20251015", "keep": "all"}]}` {
+		t.Errorf("ContextManagement = %+v", cm)
 	}
 }
 

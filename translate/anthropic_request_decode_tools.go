@@ -2,6 +2,7 @@ package translate
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -73,12 +74,19 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 			if v.kind != jsonNull {
 				extra = append(extra, key)
 			}
+			if key == "defer_loading" && v.kind != jsonNull {
+				d.toolChanges().changes = true
+				tool.deferred = d.result(v).Bool()
+			}
 		}
 	}
 	if m.bad {
 		return 0, errAnthSyntax
 	}
 	if t := d.str(typ); t != "" && t != "custom" {
+		// A tool change may still name it.
+		tc := d.toolChanges()
+		tc.serverTools = append(tc.serverTools, strings.Clone(d.gstr(name)))
 		raw := gjson.ParseBytes(d.body[at:m.i])
 		if st, ok := anthServerTool(t, raw); ok {
 			st.Param = "tools." + strconv.Itoa(i)
@@ -108,4 +116,13 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 	}
 	req.Tools = append(req.Tools, tool)
 	return m.i, nil
+}
+
+// toolChanges returns the notes the request keeps for ApplyToolChanges,
+// creating them.
+func (d *anthRequestDecoder) toolChanges() *toolChangeNotes {
+	if d.req.toolChanges == nil {
+		d.req.toolChanges = &toolChangeNotes{}
+	}
+	return d.req.toolChanges
 }

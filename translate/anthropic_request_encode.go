@@ -105,6 +105,12 @@ func (e *anthRequestEncoder) encode() []byte {
 	}
 	b = e.appendStopSequences(b)
 	b = e.appendSampling(b, thinkingOn)
+	if cm := req.ContextManagement; cm != nil && cm.Raw != nil {
+		// The client's edits, for a backend that applies them
+		// (EditContext left them in place).
+		b = append(b, `,"context_management":`...)
+		b = append(b, cm.Raw...)
+	}
 	if req.Seed != nil {
 		req.Drop("seed", "Anthropic has no seed")
 	}

@@ -212,7 +212,39 @@ func (anthropicCodec) EncodeResponse(resp *Response, req *Request) ([]byte, erro
 	b = appendJSONStringOrNull(b, resp.StopSequence)
 	b = append(b, `,"usage":`...)
 	b = appendAnthUsage(b, &resp.Usage)
+	if req != nil {
+		b = appendAppliedEdits(b, req.ContextManagement)
+	}
 	return append(b, '}'), nil
+}
+
+// appendAppliedEdits appends ,"context_management":{"applied_edits":[...]}
+// when louter applied the request's context edits (EditContext): Claude
+// Code's context meter and its notices read what was cleared there, on
+// the message and on a stream's message_delta.
+func appendAppliedEdits(b []byte, cm *ContextManagement) []byte {
+	if cm == nil || !cm.Reported {
+		return b
+	}
+	b = append(b, `,"context_management":{"applied_edits":[`...)
+	for i, a := range cm.Applied {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, a.Type)
+		b = append(b, `,"cleared_input_tokens":`...)
+		b = appendJSONInt(b, int64(a.ClearedInputTokens))
+		if a.Type == EditClearThinking {
+			b = append(b, `,"cleared_thinking_turns":`...)
+			b = appendJSONInt(b, int64(a.ClearedThinkingTurns))
+		} else {
+			b = append(b, `,"cleared_tool_uses":`...)
+			b = appendJSONInt(b, int64(a.ClearedToolUses))
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 func anthPartsSize(parts []Part) int {

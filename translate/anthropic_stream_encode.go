@@ -24,6 +24,11 @@ type anthropicStreamEncoder struct {
 	// them (Request.InputTokensEstimate): message_start must carry a
 	// figure, and Claude Code's context meter reads it there.
 	estimate int
+
+	// edits is the client request's context management, whose applied
+	// edits message_delta reports (appendAppliedEdits). Only it is kept,
+	// not the request, which is let go of while the answer streams.
+	edits *ContextManagement
 }
 
 // Encode implements StreamEncoder.
@@ -188,6 +193,7 @@ func (s *anthropicStreamEncoder) stop(w FrameWriter, ev *Event) {
 	u := s.usage
 	s.fillInput(&u)
 	b = appendAnthUsage(b, &u)
+	b = appendAppliedEdits(b, s.edits)
 	b = append(b, '}')
 	s.buf = b
 	w.WriteFrame("message_delta", b)

@@ -62,7 +62,26 @@ func (bedrockCodec) EncodeRequest(req *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bedrockBody(body)
+	if body, err = bedrockBody(body); err != nil {
+		return nil, err
+	}
+	return bedrockContextBetas(body, req)
+}
+
+// bedrockContextBetas names the betas context_management needs in the
+// body's anthropic_beta, where Bedrock reads betas (it refuses the member
+// without them: "Extra inputs are not permitted"). Both are on Bedrock's
+// list of betas it accepts.
+func bedrockContextBetas(body []byte, req *Request) ([]byte, error) {
+	cm := req.ContextManagement
+	if cm == nil || cm.Raw == nil {
+		return body, nil
+	}
+	betas := []string{"context-management-2025-06-27"}
+	if strings.Contains(string(cm.Raw), `"`+EditCompact+`"`) {
+		betas = append(betas, "compact-2026-01-12")
+	}
+	return sjson.SetBytes(body, "anthropic_beta", betas)
 }
 
 // bedrockBody turns an Anthropic Messages body into Bedrock's.

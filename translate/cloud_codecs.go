@@ -65,6 +65,11 @@ func (c vertexAnthropicCodec) EncodeRequest(req *Request) ([]byte, error) {
 	return VertexAnthropicBody(body)
 }
 
+// NativeContextEditing implements ContextCodec: whether Claude on Vertex
+// applies context_management, and with which beta header, is not
+// established, so louter applies the edits itself (EditContext).
+func (vertexAnthropicCodec) NativeContextEditing() bool { return false }
+
 // VertexAnthropicBody turns a Messages API body into the body of Vertex's
 // rawPredict: "model" removed, "anthropic_version" set to
 // VertexAnthropicVersion unless the body names one.

@@ -568,3 +568,36 @@ func TestGeminiStreamEncoder(t *testing.T) {
 		t.Errorf("error frames: %q", f.data)
 	}
 }
+
+// A functionResponse's response becomes the tool result's text: "output"
+// and "error" (go-genai's convention, Gemini CLI's) unwrapped, the Vercel
+// AI SDK's {"name","content"} wrapper (opencode's Google provider)
+// unwrapped when it is exactly that, any other object as its JSON.
+func TestGeminiFunctionResponseText(t *testing.T) {
+	for _, tt := range []struct {
+		name, response, want string
+		isError              bool
+	}{
+		{"output", `{"output":"louter-ok\n"}`, "louter-ok\n", false},
+		{"error", `{"error":"exit 1"}`, "exit 1", true},
+		{"ai sdk text", `{"name":"bash","content":"louter-ok\n"}`, "louter-ok\n", false},
+		{"ai sdk json", `{"name":"bash","content":{"exit":0}}`, `{"exit":0}`, false},
+		{"another function's name", `{"name":"other","content":"x"}`, `{"name":"other","content":"x"}`, false},
+		{"more members", `{"name":"bash","content":"x","extra":1}`, `{"name":"bash","content":"x","extra":1}`, false},
+		{"plain object", `{"temperature":18}`, `{"temperature":18}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"contents":[{"role":"user","parts":[{"text":"go"}]},` +
+				`{"role":"model","parts":[{"functionCall":{"name":"bash","args":{"command":"echo louter-ok"}}}]},` +
+				`{"role":"user","parts":[{"functionResponse":{"name":"bash","response":` + tt.response + `}}]}]}`
+			req, err := geminiCodec{}.DecodeRequest([]byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := req.Messages[2].Parts[0].ToolResult
+			if tr == nil || len(tr.Content) != 1 || tr.Content[0].Text != tt.want || tr.IsError != tt.isError {
+				t.Fatalf("tool result %+v, want text %q (error %v)", tr, tt.want, tt.isError)
+			}
+		})
+	}
+}

@@ -234,6 +234,8 @@ func (d *geminiRequestDecoder) functionResponse(resp gjson.Result, i, j int) Par
 	case errv.Exists():
 		tr.IsError = true
 		tr.Content = geminiResultText(tr.Content, errv)
+	case aiSDKResult(r, name):
+		tr.Content = geminiResultText(tr.Content, r.Get("content"))
 	case r.Exists() && r.Type != gjson.Null:
 		tr.Content = geminiResultText(tr.Content, r)
 	}
@@ -249,6 +251,21 @@ func (d *geminiRequestDecoder) functionResponse(resp gjson.Result, i, j int) Par
 		return true
 	})
 	return Part{Type: PartToolResult, ToolResult: tr}
+}
+
+// aiSDKResult reports whether a functionResponse's response is the
+// Vercel AI SDK's wrapper, {"name": <the function>, "content": <output>},
+// and nothing else: @ai-sdk/google (opencode's Google provider, and most
+// TypeScript agents on Gemini) wraps every tool output so. Its content is
+// the output; the whole object as JSON text would show another backend's
+// model a wrapper no tool wrote.
+func aiSDKResult(r gjson.Result, name string) bool {
+	if !r.IsObject() || r.Get("name").Str != name || !r.Get("content").Exists() {
+		return false
+	}
+	n := 0
+	r.ForEach(func(_, _ gjson.Result) bool { n++; return n <= 2 })
+	return n == 2
 }
 
 // answer marks the call id as answered.

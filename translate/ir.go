@@ -118,6 +118,9 @@ type Tool struct {
 	// descForm is the escaped form Description was decoded from, as
 	// Part.textForm is Text's.
 	descForm jsonForm
+	// deferred is an Anthropic tool declared with "defer_loading": true,
+	// in force only once a tool_reference loads it (tool_changes.go).
+	deferred bool
 }
 
 // ToolChoiceMode is how the model may use tools.
@@ -205,6 +208,12 @@ type Request struct {
 	// IncludeUsage is the OpenAI client's stream_options.include_usage.
 	IncludeUsage bool
 
+	// ContextManagement is what the client sent of Anthropic's context
+	// editing (context_edits.go): its context_management member and the
+	// compaction block of its history. nil for every other protocol's
+	// requests and for Anthropic requests without either.
+	ContextManagement *ContextManagement
+
 	// InputTokensEstimate is a local estimate of the input tokens, set by
 	// the caller for the client stream encoders of protocols that announce
 	// input usage before the backend has reported any (Anthropic's
@@ -217,6 +226,10 @@ type Request struct {
 	// The field is one the codec names, except for a member the protocol
 	// does not define, whose reason is DropUnknown.
 	Dropped []string
+
+	// toolChanges is where the client's decoder found tool changes, for
+	// its ToolChangeCodec (tool_changes.go); nil when it found none.
+	toolChanges *toolChangeNotes
 }
 
 // DropUnknown is the reason a decoder records for a member its protocol

@@ -38,12 +38,17 @@ type RequestRoute struct {
 	// ServerTools is what to do with a server tool the backend cannot
 	// run (server_tools.go).
 	ServerTools ServerToolPolicy
+	// ContextEditing is how the backend gets Anthropic's context
+	// management (EditContext): applied by the backend where it can
+	// (ContextAuto), or by louter, or left out.
+	ContextEditing ContextEditing
 }
 
 // TranslateRequest translates a client's request for the backend: it
 // decodes body with rt.Client (unless ir, body already decoded by the same
 // codec, is given), renames the model to rt.BackendModel, caps the output
-// limit at rt.MaxTokens, shortens the tool names the backend would refuse
+// limit at rt.MaxTokens, applies Anthropic's context edits or passes them
+// on (EditContext, rt.ContextEditing), shortens the tool names the backend would refuse
 // (WithBackendToolNames) and encodes the result with rt.Backend.
 //
 // It returns the backend's request body and the client's request as the
@@ -53,8 +58,8 @@ type RequestRoute struct {
 // report it at its start (UsageTimingCodec), rt.CountInput's estimate in
 // InputTokensEstimate.
 //
-// The errors are DecodeRequest's and EncodeRequest's, as those return
-// them (an *Error for a request the codec refuses); the caller words them
+// The errors are DecodeRequest's, EditContext's and EncodeRequest's, as
+// those return them (an *Error for a request the codec refuses); the caller words them
 // for the client. ir, given or decoded, is modified (model, limit and
 // stream mode); the returned request is a copy of it that shares its
 // slices and, like DecodeRequest's result, may share memory with body,
@@ -87,6 +92,9 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 		rt.Edit(ir)
 	}
 	backend := rt.Backend.Protocol()
+	if e := EditContext(ir, backend, rt.ContextEditing, rt.CountInput); e != nil {
+		return nil, nil, e
+	}
 	if e := applyServerToolPolicy(ir, backend, rt.ServerTools); e != nil {
 		return nil, nil, e
 	}

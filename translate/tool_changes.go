@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"bytes"
 	"maps"
 	"strconv"
 	"strings"
@@ -35,17 +34,24 @@ import (
 // The Anthropic codec does that as a ToolChangeCodec: TranslateRequest
 // calls it once the request is decoded, so DecodeRequest itself stays a
 // plain reading of the body (an Anthropic backend, which takes the client's
-// body as it is, needs none of this). It reads the body again, only when
-// it mentions one of the markers. What it translates is taken off
-// Request.Dropped, where the decoder put the blocks it did not know; what
-// does not follow the grammar above is the client protocol's 400 naming
-// it.
+// body as it is, needs none of this). The decoder notes, as it reads, what
+// this needs (toolChangeNotes): the deferred tools, the names of the
+// server tools it leaves out, and where the messages that may change tools
+// lie; only those messages are read again, and only when the request
+// changes tools at all. (Claude Code declares a deferred tool in every
+// request: reading its whole ~100 KB body again cost more than decoding
+// it.) What it translates is taken off Request.Dropped, where the decoder
+// put the blocks it did not know; what does not follow the grammar above
+// is the client protocol's 400 naming it.
 
 // ToolChangeCodec is implemented by a codec whose requests may change the
 // tools in force mid-conversation. ApplyToolChanges rewrites req, decoded
 // from body by the same codec, into the equivalent request with one tool
 // list, for a backend of another protocol; the error is a 400 for a change
-// the protocol does not allow.
+// the protocol does not allow. req must be the Request the codec's
+// DecodeRequest returned for body (or a copy of it): the decoder notes on
+// it where the changes are, and a Request built otherwise is left as it
+// is. The changes are applied once; a second call changes nothing.
 type ToolChangeCodec interface {
 	ApplyToolChanges(body []byte, req *Request) *Error
 }
@@ -60,9 +66,30 @@ func (anthropicCodec) ApplyToolChanges(body []byte, req *Request) *Error {
 	return applyToolChanges(body, req)
 }
 
-// toolChangeMarkers are the members whose presence makes a body worth the
-// second read.
-var toolChangeMarkers = [...][]byte{[]byte(`"defer_loading"`), []byte(`"tool_addition"`), []byte(`"tool_removal"`), []byte(`"tool_reference"`)}
+// toolChangeNotes is what a decoder noted for ApplyToolChanges while it
+// read the request (Request.toolChanges). It holds offsets into the body,
+// not views of it, so a request that keeps its notes keeps no body alive.
+type toolChangeNotes struct {
+	// changes is set when the request changes tools: a tools[] entry has
+	// a defer_loading member, or a block of type tool_addition,
+	// tool_removal or tool_reference was read.
+	changes bool
+	// serverTools are the names of the tools[] entries the decoder left
+	// out (Anthropic server tools): names a change may refer to.
+	serverTools []string
+	// messages are the messages whose blocks may change tools, in order:
+	// every role:"system" message with an array of blocks, and every
+	// role:"user" message with a tool_reference block inside a tool_result.
+	messages []toolChangeMessage
+}
+
+// toolChangeMessage is one message toolChangeNotes lists: its index in
+// messages[], its role, and where its content array lies in the body.
+type toolChangeMessage struct {
+	index      int
+	role       Role
+	start, end int
+}
 
 // The decoder's drop entries that applyToolChanges makes untrue.
 var toolChangeDrops = map[string]bool{
@@ -76,40 +103,35 @@ var toolChangeDrops = map[string]bool{
 // message of the Anthropic request body and renders each change as text
 // at its place; see above.
 func applyToolChanges(body []byte, req *Request) *Error {
-	marked := false
-	for _, m := range toolChangeMarkers {
-		if bytes.Contains(body, m) {
-			marked = true
-			break
-		}
-	}
-	if !marked {
+	tc := req.toolChanges
+	req.toolChanges = nil // applied once
+	if tc == nil || !tc.changes {
 		return nil
 	}
-	root := gjson.ParseBytes(body)
 	declared := map[string]bool{}
 	inForce := map[string]bool{}
-	root.Get("tools").ForEach(func(_, t gjson.Result) bool {
-		name := t.Get("name").String()
-		declared[name] = true
-		if !t.Get("defer_loading").Bool() {
-			inForce[name] = true
+	for _, t := range req.Tools {
+		declared[t.Name] = true
+		if !t.deferred {
+			inForce[t.Name] = true
 		}
-		return true
-	})
+	}
+	for _, name := range tc.serverTools {
+		declared[name] = true
+	}
 	known := maps.Clone(declared) // declared, and defined inline so far
 	var inline []Tool             // tools defined in tool_addition blocks, in order
-	msgs := root.Get("messages").Array()
-	if len(msgs) != len(req.Messages) {
-		return nil // not the body req was decoded from: leave req alone
-	}
-	for i, m := range msgs {
-		content := m.Get("content")
-		if !content.IsArray() {
-			continue
+	for _, nm := range tc.messages {
+		i := nm.index
+		if i >= len(req.Messages) || nm.end > len(body) || nm.start >= nm.end {
+			return nil // not the body req was decoded from: leave req alone
 		}
-		switch m.Get("role").String() {
-		case "system":
+		content := gjson.ParseBytes(body[nm.start:nm.end])
+		if !content.IsArray() {
+			return nil
+		}
+		switch nm.role {
+		case RoleSystem:
 			var notes []Part
 			for j, b := range content.Array() {
 				at := "messages." + strconv.Itoa(i) + ".content." + strconv.Itoa(j)
@@ -128,7 +150,7 @@ func applyToolChanges(body []byte, req *Request) *Error {
 			if len(notes) > 0 {
 				req.Messages[i].Parts = append(append([]Part(nil), req.Messages[i].Parts...), notes...)
 			}
-		case "user":
+		case RoleUser:
 			for j, b := range content.Array() {
 				if b.Get("type").String() != "tool_result" || !b.Get("content").IsArray() {
 					continue

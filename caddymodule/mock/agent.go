@@ -10,7 +10,8 @@ import (
 // The agent scenario lets real coding agents (Claude Code, Codex, Gemini
 // CLI, Cursor-style clients) complete a turn end to end against the mock:
 // asked to run a quoted command, it calls the agent's shell tool; given the
-// tool's result, it reports what the command printed.
+// tool's result, it reports what the command printed. Asked to call a
+// named tool instead, it does so (agent_named_tool.go).
 
 // shellToolNames are the shell tools of the agents the scenario drives,
 // lower case.
@@ -26,6 +27,9 @@ var shellToolNames = map[string]bool{
 var quotedCommand = regexp.MustCompile("\"([^\"\\n]+)\"|`([^`\\n]+)`")
 
 func agentScenario(x *exchange) *reply {
+	if r := namedToolTurn(x); r != nil {
+		return r
+	}
 	if result, ok := lastToolResults(x.req); ok {
 		return x.textReply("The command printed: " + result)
 	}

@@ -13,11 +13,6 @@ import (
 	"testing"
 	"time"
 
-	caddycmd "github.com/caddyserver/caddy/v2/cmd"
-	_ "github.com/caddyserver/caddy/v2/modules/standard"
-
-	_ "github.com/louter/louter/caddymodule"
-	_ "github.com/louter/louter/caddymodule/mock"
 	"github.com/louter/louter/internal/loadbench/harness"
 	"github.com/louter/louter/internal/testcaddy"
 )
@@ -26,29 +21,12 @@ import (
 // is a Caddy process of its own, as in production.
 const caddyProcessEnv = "LOUTER_EDGE_RUN_CADDY"
 
-func TestMain(m *testing.M) {
-	if os.Getenv(caddyProcessEnv) != "" {
-		caddycmd.Main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testcaddy.Main(m, caddyProcessEnv) }
 
 func startCaddy(t *testing.T, caddyfile string) *harness.Process {
 	t.Helper()
 	home := t.TempDir() // Caddy's storage and config folders, not the user's
-	p, err := harness.Start(os.Args[0], t.TempDir(), caddyfile, caddyProcessEnv+"=1", "GOMAXPROCS=2",
-		"XDG_DATA_HOME="+home, "XDG_CONFIG_HOME="+home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		p.Stop()
-		if t.Failed() {
-			t.Logf("caddy process %d logs:\n%s", p.Pid(), p.Logs())
-		}
-	})
-	return p
+	return testcaddy.StartProcess(t, caddyProcessEnv, caddyfile, "GOMAXPROCS=2", "XDG_DATA_HOME="+home, "XDG_CONFIG_HOME="+home)
 }
 
 // guideBlocks returns the Caddyfile blocks of docs/edge.md: the louter

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -281,57 +280,43 @@ func (u *replayUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// replayLoad is what one phase measured on the client side: per turn,
-// sorted latencies and times to first byte.
-type replayLoad struct {
-	turns      int // requests sent
-	errors     int
-	firstError string
-	lat, ttfb  [][]time.Duration // [turn index]
+// replayLoad is what one phase measured on the client side, one
+// result per turn of the session.
+type replayLoad []harness.LoadResult
+
+// total is the phase's count of turns sent and failed, and the first
+// error of the earliest turn that had one.
+func (l replayLoad) total() harness.LoadResult {
+	var t harness.LoadResult
+	for _, r := range l {
+		t.Requests += r.Requests
+		t.Errors += r.Errors
+		if t.FirstError == "" {
+			t.FirstError = r.FirstError
+		}
+	}
+	return t
 }
 
 // replaySessions sends n sessions of s, conc at a time, to base (louter
 // when louter is set, else Caddy's plain proxy).
 func replaySessions(client *http.Client, base string, s *replaySession, louter bool, n, conc int) replayLoad {
-	res := replayLoad{lat: make([][]time.Duration, len(s.turns)), ttfb: make([][]time.Duration, len(s.turns))}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	jobs := make(chan struct{})
-	for w := 0; w < conc; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf bytes.Buffer
-			for range jobs {
-				for i, t := range s.turns {
-					lat, ttfb, err := replayTurnOnce(client, base, s.client, t, louter, &buf)
-					mu.Lock()
-					res.turns++
-					if err != nil {
-						res.errors++
-						if res.firstError == "" {
-							res.firstError = fmt.Sprintf("%s turn %d: %v", s.name, i+1, err)
-						}
-					} else {
-						res.lat[i] = append(res.lat[i], lat)
-						res.ttfb[i] = append(res.ttfb[i], ttfb)
-					}
-					mu.Unlock()
-					if err != nil {
-						break // the agent would stop here too
-					}
-				}
+	tallies := make([]harness.Tally, len(s.turns))
+	harness.Workers(n, conc, func(buf *bytes.Buffer) {
+		for i, t := range s.turns {
+			lat, ttfb, err := replayTurnOnce(client, base, s.client, t, louter, buf)
+			if err != nil {
+				err = fmt.Errorf("%s turn %d: %w", s.name, i+1, err)
 			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		jobs <- struct{}{}
-	}
-	close(jobs)
-	wg.Wait()
-	for i := range s.turns {
-		slices.Sort(res.lat[i])
-		slices.Sort(res.ttfb[i])
+			tallies[i].Add(lat, ttfb, err)
+			if err != nil {
+				break // the agent would stop here too
+			}
+		}
+	})
+	res := make(replayLoad, len(tallies))
+	for i := range tallies {
+		res[i] = tallies[i].Result()
 	}
 	return res
 }
@@ -352,28 +337,8 @@ func replayTurnOnce(client *http.Client, base string, p translate.Protocol, t *r
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")
-	start := time.Now()
-	resp, err := client.Do(req)
-	if err != nil {
+	if latency, ttfb, err = harness.Send(client, req, buf); err != nil {
 		return 0, 0, err
-	}
-	defer resp.Body.Close()
-	buf.Reset()
-	var first [512]byte
-	k, rerr := resp.Body.Read(first[:])
-	ttfb = time.Since(start)
-	buf.Write(first[:k])
-	if rerr == nil {
-		_, rerr = buf.ReadFrom(resp.Body)
-	} else if errors.Is(rerr, io.EOF) {
-		rerr = nil
-	}
-	latency = time.Since(start)
-	if rerr != nil {
-		return 0, 0, fmt.Errorf("reading the stream: %w", rerr)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("status %d: %.300s", resp.StatusCode, buf.Bytes())
 	}
 	if !bytes.Contains(buf.Bytes(), end) {
 		return 0, 0, fmt.Errorf("the stream lacks %q: …%s", end, buf.Bytes()[max(0, buf.Len()-200):])
@@ -407,10 +372,10 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 	// Warm-up: every session once per worker of the highest concurrency.
 	for _, s := range sessions {
 		for _, t := range []*target{caddy, louter} {
-			lr := replaySessions(r.client(top), t.base(), s, t == louter, top, top)
-			r.count(harness.LoadResult{Requests: lr.turns, Errors: lr.errors})
-			if lr.errors > 0 {
-				return nil, fmt.Errorf("%s, %s: warm-up: %d errors, the first: %s; its log:\n%.3000s", t.name, s.name, lr.errors, lr.firstError, t.proc.Logs())
+			lr := replaySessions(r.client(top), t.base(), s, t == louter, top, top).total()
+			r.count(lr)
+			if lr.Errors > 0 {
+				return nil, fmt.Errorf("%s, %s: warm-up: %d errors, the first: %s; its log:\n%.3000s", t.name, s.name, lr.Errors, lr.FirstError, t.proc.Logs())
 			}
 		}
 	}
@@ -435,7 +400,8 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", t.name, err)
 					}
-					lr := replaySessions(r.client(c), t.base(), s, t == louter, r.cfg.sessions, c)
+					turns := replaySessions(r.client(c), t.base(), s, t == louter, r.cfg.sessions, c)
+					lr := turns.total()
 					cpu1, err := t.proc.CPU()
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", t.name, err)
@@ -444,9 +410,9 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 					if err != nil {
 						return nil, err
 					}
-					r.count(harness.LoadResult{Requests: lr.turns, Errors: lr.errors})
-					if lr.errors > 0 {
-						fmt.Fprintf(os.Stderr, "  %s %s: first error: %s\n", t.name, s.name, lr.firstError)
+					r.count(lr)
+					if lr.Errors > 0 {
+						fmt.Fprintf(os.Stderr, "  %s %s: first error: %s\n", t.name, s.name, lr.FirstError)
 					}
 					k := key{s.name, c, t.name}
 					a := accs[k]
@@ -455,15 +421,15 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 						accs[k] = a
 					}
 					a.cpu += cpu1 - cpu0
-					a.turns += lr.turns
+					a.turns += lr.Requests
 					a.rss = max(a.rss, rss)
-					a.errors += lr.errors
-					for i := range s.turns {
-						a.lat[i] = append(a.lat[i], lr.lat[i]...)
-						a.ttfb[i] = append(a.ttfb[i], lr.ttfb[i]...)
+					a.errors += lr.Errors
+					for i, tr := range turns {
+						a.lat[i] = append(a.lat[i], tr.Latencies...)
+						a.ttfb[i] = append(a.ttfb[i], tr.TTFBs...)
 					}
 					fmt.Fprintf(os.Stderr, "rep %d c=%d replay %-12s %-14s %8.0f µs/turn  rss %5.1f MiB  errors %d\n",
-						rep, c, s.name, t.name, float64((cpu1-cpu0).Microseconds())/float64(max(lr.turns, 1)), mib(rss), lr.errors)
+						rep, c, s.name, t.name, float64((cpu1-cpu0).Microseconds())/float64(max(lr.Requests, 1)), mib(rss), lr.Errors)
 				}
 			}
 		}

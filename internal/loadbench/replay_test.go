@@ -6,24 +6,15 @@ import (
 	"testing"
 	"time"
 
-	caddycmd "github.com/caddyserver/caddy/v2/cmd"
-	_ "github.com/caddyserver/caddy/v2/modules/standard"
-
-	_ "github.com/louter/louter/caddymodule"
 	"github.com/louter/louter/internal/loadbench/results"
+	"github.com/louter/louter/internal/testcaddy"
 )
 
 // caddyProcessEnv makes the test binary run as Caddy (TestMain), so that
 // the replay test needs no build step.
 const caddyProcessEnv = "LOUTER_LOADBENCH_RUN_CADDY"
 
-func TestMain(m *testing.M) {
-	if os.Getenv(caddyProcessEnv) != "" {
-		caddycmd.Main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testcaddy.Main(m, caddyProcessEnv) }
 
 // recordings are the project's three agent recordings, from this package.
 var recordings = strings.ReplaceAll(defaultReplay, "testdata/", "../../testdata/")

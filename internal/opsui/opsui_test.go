@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -106,20 +105,12 @@ func TestUsagePageInChromium(t *testing.T) {
 
 	send := func(scenario string, stream bool) int {
 		body := fmt.Sprintf(`{"model":"claude-sonnet-4-5","max_tokens":100,"stream":%t,"messages":[{"role":"user","content":"[mock:text] Hi"}]}`, stream)
-		req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Anthropic-Version", "2023-06-01")
-		req.Header.Set("X-Api-Key", clientKey)
+		header := []string{"Anthropic-Version", "2023-06-01", "X-Api-Key", clientKey}
 		if scenario != "" {
-			req.Header.Set("X-Mock-Scenario", scenario)
+			header = append(header, "X-Mock-Scenario", scenario)
 		}
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
+		status, _ := testcaddy.Do(t, http.MethodPost, base+"/v1/messages", body, header...)
+		return status
 	}
 	for i, stream := range []bool{false, true, false} {
 		if code := send("", stream); code != 200 {
@@ -194,14 +185,9 @@ func TestUsagePageInChromium(t *testing.T) {
 	}
 	// Nor do the JSON answers behind it, rendered or not.
 	for _, api := range []string{"api/state", "api/usage"} {
-		resp, err := testcaddy.Client.Get(page + api)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || bytes.Contains(b, []byte("sk-alice")) {
-			t.Errorf("%s: %d, holds the key: %t", api, resp.StatusCode, bytes.Contains(b, []byte("sk-alice")))
+		status, b := testcaddy.Do(t, http.MethodGet, page+api, "")
+		if status != 200 || bytes.Contains(b, []byte("sk-alice")) {
+			t.Errorf("%s: %d, holds the key: %t", api, status, bytes.Contains(b, []byte("sk-alice")))
 		}
 	}
 	if strings.Contains(section("spend"), "$0.0000") || !strings.Contains(section("spend"), "0.00") {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Server is a running redis-server.
@@ -43,6 +45,13 @@ func Start(t testing.TB) *Server {
 	t.Cleanup(s.Stop)
 	s.start()
 	return s
+}
+
+// Client is a go-redis client of the server, closed when the test ends.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // Restart starts a stopped server again on the same address, empty.

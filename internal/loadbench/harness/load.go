@@ -98,11 +98,18 @@ func NewClient(conns int, timeout time.Duration) *http.Client {
 
 // Load sends n requests, conc at a time, and validates every response.
 func Load(client *http.Client, req Request, n, conc int) LoadResult {
-	var (
-		mu  sync.Mutex
-		res = LoadResult{Requests: n}
-		wg  sync.WaitGroup
-	)
+	var t Tally
+	wall := Workers(n, conc, func(buf *bytes.Buffer) { t.Add(Do(client, req, buf)) })
+	res := t.Result()
+	res.Wall = wall
+	return res
+}
+
+// Workers runs job n times, conc at a time, and returns how long all of
+// them took. A worker passes every job it runs the same buffer, its own,
+// to read responses into.
+func Workers(n, conc int, job func(buf *bytes.Buffer)) time.Duration {
+	var wg sync.WaitGroup
 	jobs := make(chan struct{})
 	start := time.Now()
 	for w := 0; w < conc; w++ {
@@ -111,18 +118,7 @@ func Load(client *http.Client, req Request, n, conc int) LoadResult {
 			defer wg.Done()
 			var buf bytes.Buffer
 			for range jobs {
-				lat, ttfb, err := Do(client, req, &buf)
-				mu.Lock()
-				if err != nil {
-					res.Errors++
-					if res.FirstError == "" {
-						res.FirstError = err.Error()
-					}
-				} else {
-					res.Latencies = append(res.Latencies, lat)
-					res.TTFBs = append(res.TTFBs, ttfb)
-				}
-				mu.Unlock()
+				job(&buf)
 			}
 		}()
 	}
@@ -131,18 +127,69 @@ func Load(client *http.Client, req Request, n, conc int) LoadResult {
 	}
 	close(jobs)
 	wg.Wait()
-	res.Wall = time.Since(start)
-	slices.Sort(res.Latencies)
-	slices.Sort(res.TTFBs)
-	return res
+	return time.Since(start)
+}
+
+// Tally collects the outcomes of requests sent concurrently: it is safe
+// for concurrent use, and its zero value is ready.
+type Tally struct {
+	mu  sync.Mutex
+	res LoadResult
+}
+
+// Add records one request: its latency and time to first byte, or the
+// error it failed with.
+func (t *Tally) Add(latency, ttfb time.Duration, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.res.Requests++
+	if err != nil {
+		t.res.Errors++
+		if t.res.FirstError == "" {
+			t.res.FirstError = err.Error()
+		}
+		return
+	}
+	t.res.Latencies = append(t.res.Latencies, latency)
+	t.res.TTFBs = append(t.res.TTFBs, ttfb)
+}
+
+// Result is what was added, the durations sorted (Wall is left zero).
+// Call it once the requests are done.
+func (t *Tally) Result() LoadResult {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	slices.Sort(t.res.Latencies)
+	slices.Sort(t.res.TTFBs)
+	return t.res
 }
 
 // Do sends one streaming request, reads the whole response into buf and
 // validates it. It returns the time to the end of the response and to
 // its first body byte.
 func Do(client *http.Client, req Request, buf *bytes.Buffer) (latency, ttfb time.Duration, err error) {
+	hr, err := http.NewRequest(http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		return 0, 0, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	latency, ttfb, err = Send(client, hr, buf)
+	if err == nil {
+		err = req.Protocol.Validate(buf.Bytes())
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return latency, ttfb, nil
+}
+
+// Send sends req and reads its whole response into buf, which it resets
+// first. It returns the time to the end of the response and to its first
+// body byte; a failed read and a status other than 200 (with the start
+// of the body) are errors.
+func Send(client *http.Client, req *http.Request, buf *bytes.Buffer) (latency, ttfb time.Duration, err error) {
 	start := time.Now()
-	resp, err := client.Post(req.URL, "application/json", bytes.NewReader(req.Body))
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -164,9 +211,6 @@ func Do(client *http.Client, req Request, buf *bytes.Buffer) (latency, ttfb time
 	}
 	if resp.StatusCode != http.StatusOK {
 		return 0, 0, fmt.Errorf("status %d: %.300s", resp.StatusCode, buf.Bytes())
-	}
-	if err := req.Protocol.Validate(buf.Bytes()); err != nil {
-		return 0, 0, err
 	}
 	return latency, ttfb, nil
 }

@@ -2,7 +2,10 @@ package harness
 
 import (
 	"bytes"
+	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -114,5 +117,37 @@ func TestLoadAgainstUpstream(t *testing.T) {
 	}
 	if up.Stalled() != 0 {
 		t.Errorf("%d streams stalled after Release", up.Stalled())
+	}
+}
+
+// TestWorkersTally runs jobs on several workers into one Tally: every
+// job runs once, each worker keeps its buffer, the durations come back
+// sorted and the first error is kept.
+func TestWorkersTally(t *testing.T) {
+	var tally Tally
+	var mu sync.Mutex
+	bufs := map[*bytes.Buffer]bool{}
+	n := 0
+	Workers(50, 4, func(buf *bytes.Buffer) {
+		mu.Lock()
+		n++
+		i := n
+		bufs[buf] = true
+		mu.Unlock()
+		if i%10 == 0 {
+			tally.Add(0, 0, errors.New("failed"))
+			return
+		}
+		tally.Add(time.Duration(100-i), time.Duration(i), nil)
+	})
+	res := tally.Result()
+	if n != 50 || len(bufs) > 4 {
+		t.Fatalf("%d jobs on %d buffers, want 50 on at most 4", n, len(bufs))
+	}
+	if res.Requests != 50 || res.Errors != 5 || res.FirstError != "failed" || len(res.Latencies) != 45 || len(res.TTFBs) != 45 {
+		t.Fatalf("got %+v", res)
+	}
+	if !slices.IsSorted(res.Latencies) || !slices.IsSorted(res.TTFBs) {
+		t.Errorf("unsorted: %v %v", res.Latencies, res.TTFBs)
 	}
 }
