@@ -460,11 +460,11 @@ func (e *geminiRequestEncoder) appendTools(b []byte) []byte {
 		b = append(b, `"ANY"`...)
 		if len(tc.Allowed) > 0 {
 			b = append(b, `,"allowedFunctionNames":`...)
-			b = geminiAppendStrings(b, tc.Allowed)
+			b = appendStringList(b, tc.Allowed)
 		}
 	case ToolChoiceTool:
 		b = append(b, `"ANY","allowedFunctionNames":`...)
-		b = geminiAppendStrings(b, []string{tc.Name})
+		b = appendStringList(b, []string{tc.Name})
 	case ToolChoiceNone:
 		b = append(b, `"NONE"`...)
 	default:
@@ -485,7 +485,7 @@ func (e *geminiRequestEncoder) appendGenerationConfig(b []byte) []byte {
 	open := len(b)
 	if len(req.StopSequences) > 0 {
 		b = append(b, `"stopSequences":`...)
-		b = geminiAppendStrings(b, req.StopSequences)
+		b = appendStringList(b, req.StopSequences)
 	}
 	if req.MaxTokens > 0 {
 		b = appendJSONComma(b)
