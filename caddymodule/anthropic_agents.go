@@ -95,7 +95,7 @@ func anthropicBackendHeaders(b *Backend, h, cred http.Header) (dropped []string)
 			if v == "" {
 				continue
 			}
-			if betaDropped(b.DropBetas, v) {
+			if !betaKept(b.DropBetas, v) { // anthropic_betas.go
 				dropped = append(dropped, "anthropic-beta: "+v+" is dropped for backend "+b.name)
 				continue
 			}
@@ -108,17 +108,6 @@ func anthropicBackendHeaders(b *Backend, h, cred http.Header) (dropped []string)
 		h.Set("Anthropic-Beta", strings.Join(kept, ","))
 	}
 	return dropped
-}
-
-// betaDropped reports whether a beta value matches one of the patterns
-// (path.Match globs: "*" matches any run of characters without '/').
-func betaDropped(patterns []string, v string) bool {
-	for _, p := range patterns {
-		if ok, _ := path.Match(p, v); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // bearerToken returns the token of an Authorization: Bearer value.
@@ -157,15 +146,19 @@ func (b *Backend) validateVersions(name string) []error {
 	if b.AnthropicVersion == "" && len(b.DropBetas) == 0 {
 		return nil
 	}
-	if rowOf(b.Protocol).backendHeaders == nil {
-		return []error{fmt.Errorf("backend %q: anthropic_version and drop_betas apply to Anthropic Messages backends only, not %q", name, b.Protocol)}
+	row := rowOf(b.Protocol)
+	if b.AnthropicVersion != "" && row.backendHeaders == nil {
+		return []error{fmt.Errorf("backend %q: anthropic_version applies to Anthropic Messages backends only, not %q", name, b.Protocol)}
+	}
+	if len(b.DropBetas) > 0 && row.backendHeaders == nil && row.betas == nil {
+		return []error{fmt.Errorf("backend %q: drop_betas applies to backends that take Anthropic's beta flags (anthropic, bedrock, vertex_anthropic), not %q", name, b.Protocol)}
 	}
 	var errs []error
 	if b.AnthropicVersion != "" && !translate.KnownAnthropicVersion(b.AnthropicVersion) {
 		errs = append(errs, fmt.Errorf("backend %q: anthropic_version %q: want %s or %s", name, b.AnthropicVersion, translate.AnthropicVersion2023, translate.AnthropicVersion2026))
 	}
 	for _, p := range b.DropBetas {
-		if _, err := path.Match(p, ""); err != nil {
+		if _, err := path.Match(strings.TrimPrefix(p, "!"), ""); err != nil {
 			errs = append(errs, fmt.Errorf("backend %q: drop_betas %q: %v", name, p, err))
 		}
 	}

@@ -32,6 +32,7 @@ import (
 func init() {
 	registerProtocol(&protocolRow{
 		protocol:         translate.ProtocolBedrock,
+		betas:            bedrockBetas, // anthropic_betas.go
 		bodyParams:       bodyParamPaths{[]string{"max_tokens"}, "temperature", "top_p", "top_k"},
 		endpoint:         bedrockEndpoint("invoke", "invoke-with-response-stream"),
 		setKey:           setBearer,

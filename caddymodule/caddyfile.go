@@ -245,6 +245,12 @@ func unmarshalRouteBlock(d *caddyfile.Dispenser, route *ModelRoute, at *routeLin
 				return d.ArgErr()
 			}
 			route.List = append(route.List, names...)
+		case "alias":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return d.ArgErr()
+			}
+			route.Aliases = append(route.Aliases, names...)
 		case "fallback":
 			if err := unmarshalFallback(d, route); err != nil { // caddyfile_fallback.go
 				return err
@@ -341,6 +347,16 @@ func (l *Louter) unmarshalBackend(d *caddyfile.Dispenser, h *httpcaddyfile.Helpe
 				return d.ArgErr()
 			}
 			b.DropBetas = append(b.DropBetas, betas...)
+
+		case "server_tools":
+			var p string
+			if !d.AllArgs(&p) {
+				return d.ArgErr()
+			}
+			if p == "auto" {
+				p = ""
+			}
+			b.ServerTools = translate.ServerToolPolicy(p)
 
 		case "keep_billing_header":
 			if d.NextArg() {

@@ -90,6 +90,23 @@ type Backend struct {
 	// protocols never get anthropic-beta. anthropic backends only.
 	DropBetas []string `json:"drop_betas,omitempty"`
 
+	// What to do with a server tool (web search, URL fetching) a request
+	// offers when this backend's protocol cannot run it: openai_chat
+	// (self-hosted servers included), bedrock, bedrock_converse and
+	// azure_openai_responses run none; openai_responses runs web search;
+	// anthropic and gemini run web search and URL fetching. "" (the
+	// default): a request whose tool choice forces the tool is refused
+	// with a 400 in the client's protocol naming it (the answer could
+	// only be made up), and the tool is left out of any other request and
+	// counted in louter_dropped_fields_total (Codex offers web_search in
+	// every request and keeps working). "reject": every request offering
+	// the tool is refused. "drop": the tool is always left out, a forcing
+	// tool choice becoming auto. "none": as the default, for a backend
+	// that runs no server tool although its protocol has them (a
+	// self-hosted server speaking the Responses API). A request passed
+	// to a backend of the client's own protocol is not changed.
+	ServerTools translate.ServerToolPolicy `json:"server_tools,omitempty"`
+
 	// Keep Claude Code's attribution line (the system block
 	// "x-anthropic-billing-header: cc_version=...; cc_entrypoint=...;")
 	// in requests translated for this backend. By default louter removes
@@ -188,6 +205,18 @@ type ModelRoute struct {
 	// a glob names no model by itself. Each name must match the pattern.
 	// Claude Code's /model picker, for one, offers only listed models.
 	List []string `json:"list,omitempty"`
+
+	// Other names a client may send for the route's model, each listed
+	// in every model list (Anthropic's, OpenAI's, Gemini's, Codex's
+	// catalogue) like the pattern itself: "claude-qwen3-coder" for Claude
+	// Code's /model picker (which offers ids containing "claude"), a
+	// Google model id such as "gemini-3.1-pro-high" for Antigravity (which
+	// accepts only the ids of its own catalogue). An alias matches
+	// exactly, and the backend is asked for the route's rename or, without
+	// one, its literal pattern (a glob pattern needs a rename); a
+	// translated answer reports the alias the client sent. See
+	// model_aliases.go.
+	Aliases []string `json:"aliases,omitempty"`
 
 	// Backends to try, in order, when the route's backend fails before the
 	// client received any content: it cannot be reached, answers 429 or a

@@ -79,11 +79,11 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 		return
 	}
 	b := route.backend
-	backendModel := call.model
+	backendModel := route.backendName(call.model)
 	if route.Rename != "" {
 		backendModel = route.Rename
 	}
-	if te := checkBackendModel(b, backendModel, route.Rename != ""); te != nil {
+	if te := checkBackendModel(b, backendModel, backendModel != call.model); te != nil {
 		_ = l.reject(w, client, te) // a name bound for the backend's URL (model_name.go)
 		return
 	}

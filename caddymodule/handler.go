@@ -235,13 +235,13 @@ type attempt struct {
 func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatRequest, t routeTarget) (attempt, *translate.Error) {
 	ep, client, body, model, pathModel := q.ep, q.client, q.body, q.model, q.pathModel
 	b := t.backend
-	backendModel := model
+	backendModel := q.route.backendName(model) // the route's model for an alias (model_aliases.go)
 	if t.rename != "" {
 		backendModel = t.rename
 	}
 	q.x.route(b, q.route.Match, model, backendModel)
 	q.rw = nil
-	if te := checkBackendModel(b, backendModel, t.rename != ""); te != nil {
+	if te := checkBackendModel(b, backendModel, backendModel != model); te != nil {
 		return attempt{}, te // a name bound for the backend's URL (model_name.go)
 	}
 
@@ -452,6 +452,7 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 		CountInput:     func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
 		Edit:           backendEdit(b, backendModel),
 		ContextEditing: b.contextEditing(), // context_editing.go
+		ServerTools:    b.ServerTools,
 	})
 	if err != nil {
 		return nil, nil, asError(err, http.StatusBadRequest)

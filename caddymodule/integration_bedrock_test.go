@@ -76,12 +76,14 @@ var bedrockCaddyfile = `
 		record "{RECORD}"` +
 	bedrockBackend("bedrock", "bedrock", "127.0.0.1:{PORT1}", sigv4Auth("us-west-2", "{env.LOUTER_TEST_AWS_SECRET}")) +
 	bedrockBackend("bedrock-key", "bedrock", "127.0.0.1:{PORT1}", "api_key {env.LOUTER_TEST_BEDROCK_KEY}") +
+	bedrockBackend("bedrock-betas", "bedrock", "127.0.0.1:{PORT1}", "api_key {env.LOUTER_TEST_BEDROCK_KEY}\n\t\t\tdrop_betas !mid-conversation-* interleaved-thinking-*") +
 	bedrockBackend("bedrock-wrong-secret", "bedrock", "127.0.0.1:{PORT1}", sigv4Auth("us-west-2", "not-the-secret")) +
 	bedrockBackend("bedrock-wrong-region", "bedrock", "127.0.0.1:{PORT1}", sigv4Auth("eu-west-1", "{env.LOUTER_TEST_AWS_SECRET}")) +
 	backupBackend("{PORT2}") + `
 		model claude-bedrock* bedrock us.anthropic.claude-sonnet-4-5-20250929-v1:0
 		model claude-arn* bedrock "` + bedrockTestARN + `"
 		model claude-key* bedrock-key anthropic.claude-haiku-4-5-20251001-v1:0
+		model claude-betas* bedrock-betas anthropic.claude-haiku-4-5-20251001-v1:0
 		model claude-wrong-secret* bedrock-wrong-secret anthropic.claude-x-v1:0
 		model claude-wrong-region* bedrock-wrong-region anthropic.claude-x-v1:0
 		model claude-fallback* bedrock anthropic.claude-x-v1:0 {

@@ -317,8 +317,9 @@ func TestIntegrationResponsesToolRoundTrip(t *testing.T) {
 			}
 			body := e.onlyBackendRequest().Get("body")
 			msgs := body.Get("messages").Array()
-			if len(msgs) != 3 || body.Get("system").Raw == "" || body.Get("tools.#").Int() != 2 {
-				t.Fatalf("anthropic backend body: %s", body.Raw)
+			if len(msgs) != 3 || body.Get("system").Raw == "" || body.Get("tools.#").Int() != 3 ||
+				body.Get("tools.2.type").Str != "web_search_20250305" || body.Get("tools.2.name").Str != "web_search" {
+				t.Fatalf("anthropic backend body (Codex's web_search as Anthropic's): %s", body.Raw)
 			}
 			if msgs[1].Get("content.0.type").Str != "tool_use" || msgs[1].Get("content.0.id").Str != "call_abc" || msgs[1].Get("content.0.input.city").Str != "Paris" ||
 				msgs[1].Get("content.1.id").Str != "call_def" {

@@ -25,7 +25,8 @@ import (
 //     GET .../v1beta/models/{name}.
 //
 // A list holds, in route order without duplicates, each route's literal
-// pattern, the names the route lists (ModelRoute.List), then, for a backend
+// pattern, the names the route lists (ModelRoute.List) and its aliases
+// (ModelRoute.Aliases), then, for a backend
 // with list_models passthrough, the backend's own models that the routes
 // send to it. A single model is found when a route matches its name,
 // listed or not, so a glob route's models can be looked up one by one.
@@ -70,6 +71,9 @@ func (l *Louter) listedModels(r *http.Request) []listedModel {
 			add(m)
 		}
 		for _, id := range l.Models[i].List {
+			add(id)
+		}
+		for _, id := range l.Models[i].Aliases {
 			add(id)
 		}
 	}

@@ -338,7 +338,10 @@ func (l *Louter) Validate() error {
 		}
 		errs = append(errs, b.validateVersions(name)...)       // anthropic_agents.go
 		errs = append(errs, b.validateContextEditing(name)...) // context_editing.go
-		if err := checkCloudSettings(b); err != nil {          // vertex.go
+		if !translate.KnownServerToolPolicy(b.ServerTools) {
+			errs = append(errs, fmt.Errorf("backend %q: server_tools %q: want auto, reject, drop or none", name, b.ServerTools))
+		}
+		if err := checkCloudSettings(b); err != nil { // vertex.go
 			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
 		}
 		if b.Dialect != nil {
@@ -351,6 +354,7 @@ func (l *Louter) Validate() error {
 		}
 	}
 	errs = append(errs, l.validateListing()...)    // models_passthrough.go
+	errs = append(errs, l.validateAliases()...)    // model_aliases.go
 	errs = append(errs, l.validateCounting()...)   // count_bounds.go
 	errs = append(errs, l.validateConditions()...) // route_conditions.go
 	for i, m := range l.Models {

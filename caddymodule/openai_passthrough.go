@@ -53,7 +53,7 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 		return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model",
 			Message: fmt.Sprintf("louter: model %q is served by a %s backend; /v1%s is passed only to %s backends", model, b.Protocol, endpoint, proto)})
 	}
-	backendModel := model
+	backendModel := route.backendName(model)
 	if route.Rename != "" {
 		backendModel = route.Rename
 	}

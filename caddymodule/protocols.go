@@ -209,6 +209,15 @@ type protocolRow struct {
 	// Request.Dropped entries. nil: the protocol has no versions or betas,
 	// and a backend of it cannot set anthropic_version or drop_betas.
 	backendHeaders func(b *Backend, h, cred http.Header) (dropped []string)
+	// betas is how a backend of the protocol takes the client's
+	// anthropic-beta values when the request is translated for it (in a
+	// header or the body, which ones: anthropic_betas.go). nil: they are
+	// not passed.
+	betas *betaRule
+	// requestBetas returns the beta values a translated request's body
+	// needs from a backend of the protocol (Anthropic's web_fetch tool
+	// needs one); nil: none.
+	requestBetas func(body []byte) []string
 	// cacheKeyMember is the request member a backend of the protocol
 	// routes its prompt cache by (OpenAI's prompt_cache_key): a translated
 	// request gets it set to the conversation's key (cache_key.go). "":
@@ -333,6 +342,7 @@ func builtinRows() []*protocolRow {
 				}
 			},
 			backendHeaders:   anthropicBackendHeaders,
+			requestBetas:     translate.AnthropicRequestBetas,
 			sampling:         anthropicSampling,
 			listQuery:        "limit=1000",
 			counter:          anthropicCounter,

@@ -60,6 +60,7 @@ func (q *chatRequest) recordBackendRequest(r *http.Request, b *Backend, backendM
 		Model: q.model, BackendModel: backendModel,
 		MaxTokens: b.MaxTokens, Dialect: b.Dialect, Passthrough: rw.passthrough,
 		DropSampling: refusesSampling(b, backendModel), KeepBillingHeader: b.KeepBillingHeader,
+		ServerTools:       b.ServerTools,
 		ContextManagement: b.ContextManagement,
 	}
 	if member := rowOf(b.Protocol).cacheKeyMember; member != "" && !rw.passthrough { // cache_key.go

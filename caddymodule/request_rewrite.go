@@ -35,7 +35,15 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropp
 	proto := rowOf(b.Protocol) // protocols.go
 	h := r.Header
 
-	setBody(r, br.body)
+	body := br.body
+	var betas []string
+	if proto.betas != nil && !br.passthrough {
+		betas = clientBetas(h) // before the allowlist removes them (anthropic_betas.go)
+	}
+	if len(betas) > 0 && proto.betas.inBody {
+		body, dropped = translatedBetas(b, proto.betas, betas, h, body)
+	}
+	setBody(r, body)
 
 	endpoint := proto.endpoint
 	if b.endpoint != nil {
@@ -81,6 +89,14 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropp
 	}
 	if adapt := proto.backendHeaders; adapt != nil {
 		dropped = adapt(b, h, cred) // the version the backend speaks, its betas (a nil cred is only read)
+	}
+	if len(betas) > 0 && !proto.betas.inBody {
+		_, dropped = translatedBetas(b, proto.betas, betas, h, nil)
+	}
+	if need := proto.requestBetas; need != nil && !br.passthrough {
+		for _, v := range need(body) { // anthropic_betas.go
+			h.Add("Anthropic-Beta", v)
+		}
 	}
 	r.RequestURI = r.URL.RequestURI()
 

@@ -33,10 +33,11 @@ func (req apiRequest) chat(method string) (*protocolRow, string, bool) {
 	return row, req.model, true
 }
 
-// route returns the first model route whose pattern matches model.
+// route returns the first model route whose pattern or alias matches
+// model.
 func (l *Louter) route(model string) (*ModelRoute, bool) {
 	for i := range l.Models {
-		if globMatch(l.Models[i].Match, model) {
+		if l.Models[i].matches(model) { // model_aliases.go
 			return &l.Models[i], true
 		}
 	}

@@ -59,6 +59,7 @@ func init() {
 	registerProtocol(&protocolRow{
 		protocol: translate.ProtocolVertexAnthropic,
 		endpoint: vertexAnthropicEndpoint,
+		betas:    vertexBetas, // anthropic_betas.go
 		// Never used with a key: configure refuses api_key and
 		// pass_client_auth, as Claude on Vertex takes OAuth tokens only.
 		setKey:           setBearer,

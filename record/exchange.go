@@ -94,6 +94,9 @@ type Backend struct {
 	// KeepBillingHeader is the backend's keep_billing_header: a translated
 	// request kept Claude Code's billing line.
 	KeepBillingHeader bool `json:"keep_billing_header,omitempty"`
+	// ServerTools is the backend's server_tools policy: what a translated
+	// request did with a server tool the backend cannot run.
+	ServerTools translate.ServerToolPolicy `json:"server_tools,omitempty"`
 	// ContextManagement is the backend's context_management setting
 	// (translate.ContextEditing): how Anthropic's context edits reached
 	// it.

@@ -138,6 +138,7 @@ func (r *replayer) translateRequest() bool {
 		Stream: &stream, CountInput: func(req *translate.Request) int { return tokencount.Quick(req, r.framing) },
 		Edit:           translate.BackendEdit(b.DropSampling, !b.KeepBillingHeader),
 		ContextEditing: translate.ContextEditing(b.ContextManagement),
+		ServerTools:    b.ServerTools,
 	})
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())

@@ -500,6 +500,12 @@ func (d *anthRefDecoder) tool(i int, t gjson.Result) *Error {
 		return true
 	})
 	if typ.Str != "" && typ.Str != "custom" {
+		if st, ok := anthServerTool(typ.Str, t); ok {
+			st.Param = "tools." + strconv.Itoa(i)
+			req.ServerTools = append(req.ServerTools, st)
+			anthDropServerToolExtras(req, t)
+			return nil
+		}
 		req.Drop("tools", "server tool "+typ.Str+" is not translated")
 		return nil
 	}

@@ -186,7 +186,6 @@ func TestAnthropicDecodeFeatures(t *testing.T) {
 		"messages.content: block type server_tool_use is not translated",
 		"messages.content: block type web_search_tool_result is not translated",
 		"messages.content.tool_result.content: block type tool_reference is not translated",
-		"tools: server tool web_search_20250305 is not translated",
 		"tools: server tool bash_20250124 is not translated",
 		"tools.eager_input_streaming: Anthropic-only streaming option",
 		"tools.input_examples: not translated",

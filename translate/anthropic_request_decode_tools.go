@@ -1,6 +1,11 @@
 package translate
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
 
 // tools decodes the tool array at d.body[at] and returns the index after
 // it. Client tools ("custom" or no type) are kept; Anthropic server tools
@@ -79,10 +84,17 @@ func (d *anthRequestDecoder) tool(i, at int) (int, *Error) {
 		return 0, errAnthSyntax
 	}
 	if t := d.str(typ); t != "" && t != "custom" {
-		req.Drop("tools", "server tool "+t+" is not translated")
 		// A tool change may still name it.
 		tc := d.toolChanges()
 		tc.serverTools = append(tc.serverTools, strings.Clone(d.gstr(name)))
+		raw := gjson.ParseBytes(d.body[at:m.i])
+		if st, ok := anthServerTool(t, raw); ok {
+			st.Param = "tools." + strconv.Itoa(i)
+			req.ServerTools = append(req.ServerTools, st)
+			anthDropServerToolExtras(req, raw)
+			return m.i, nil
+		}
+		req.Drop("tools", "server tool "+t+" is not translated")
 		return m.i, nil
 	}
 	if name.kind != jsonString || name.start == name.end {

@@ -51,6 +51,15 @@ func (e *anthRequestEncoder) appendTools(b []byte) []byte {
 		}
 		b = anthAppendCacheControl(b, t.CacheControl)
 	}
+	for i := range req.ServerTools {
+		if n == 0 {
+			b = append(b, `,"tools":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		n++
+		b = e.appendServerTool(b, &req.ServerTools[i])
+	}
 	if n > 0 {
 		b = append(b, ']')
 	}

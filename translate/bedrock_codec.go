@@ -234,3 +234,7 @@ func (bedrockCodec) EncodeError(e *Error) []byte {
 	b, _ := sjson.SetBytes([]byte(`{}`), "message", e.Message)
 	return b
 }
+
+// RunsServerTool implements ServerToolCodec: Bedrock runs none of
+// Anthropic's server tools (the embedded codec's answer is Anthropic's).
+func (bedrockCodec) RunsServerTool(ServerToolKind) bool { return false }

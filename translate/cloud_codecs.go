@@ -104,3 +104,14 @@ type azureResponsesCodec struct{ openAIResponsesCodec }
 
 // Protocol implements Codec.
 func (azureResponsesCodec) Protocol() Protocol { return ProtocolAzureOpenAIResponses }
+
+// RunsServerTool implements ServerToolCodec: Claude on Vertex AI runs
+// none of Anthropic's server tools (its documentation lists them as not
+// supported), so a request offering one follows the route's
+// ServerToolPolicy rather than failing at Vertex.
+func (vertexAnthropicCodec) RunsServerTool(ServerToolKind) bool { return false }
+
+// RunsServerTool implements ServerToolCodec: Azure OpenAI's Responses API
+// is not known to run OpenAI's web search; a request offering it follows
+// the route's ServerToolPolicy rather than failing at Azure.
+func (azureResponsesCodec) RunsServerTool(ServerToolKind) bool { return false }

@@ -197,8 +197,9 @@ func (d *geminiRequestDecoder) contents(arr gjson.Result) *Error {
 	return err
 }
 
-// tools reads the function declarations of every Tool; Gemini's built-in
-// tools (Google Search, code execution, URL context) have no equivalent.
+// tools reads the function declarations of every Tool, and Google Search
+// and URL context as server tools (gemini_server_tools.go); Gemini's other
+// built-in tools (code execution, file search, ...) have no equivalent.
 func (d *geminiRequestDecoder) tools(v gjson.Result) *Error {
 	if v.Type == gjson.Null {
 		return nil
@@ -210,8 +211,12 @@ func (d *geminiRequestDecoder) tools(v gjson.Result) *Error {
 	v.ForEach(func(_, t gjson.Result) bool {
 		t.ForEach(func(k, decls gjson.Result) bool {
 			key := geminiCamel(k.Str)
+			if st, ok := geminiServerTool(key, k.Str, decls); ok {
+				d.req.ServerTools = append(d.req.ServerTools, st)
+				return true
+			}
 			if key != "functionDeclarations" {
-				d.req.Drop("tools."+key, "only function declarations are supported")
+				d.req.Drop("tools."+key, "only function declarations, Google Search and URL context are supported")
 				return true
 			}
 			decls.ForEach(func(_, fn gjson.Result) bool {

@@ -401,7 +401,12 @@ func (e *geminiRequestEncoder) appendTools(b []byte) []byte {
 	req := e.req
 	if len(req.Tools) == 0 {
 		if tc := req.ToolChoice; tc != nil && tc.Mode != ToolChoiceAuto && tc.Mode != ToolChoiceNone {
-			req.Drop("tool_choice", "no tools were given")
+			req.Drop("tool_choice", "no function tools were given")
+		}
+		if len(req.ServerTools) > 0 {
+			b = append(b, `,"tools":[`...)
+			b = e.appendServerTools(b, false)
+			b = append(b, ']')
 		}
 		return b
 	}
@@ -435,12 +440,18 @@ func (e *geminiRequestEncoder) appendTools(b []byte) []byte {
 		}
 		b = append(b, '}')
 	}
-	b = append(b, "]}]"...)
+	b = append(b, "]}"...)
+	b = e.appendServerTools(b, true)
+	b = append(b, ']')
 	if req.ParallelToolCalls != nil && !*req.ParallelToolCalls {
 		req.Drop("parallel_tool_calls", "Gemini cannot forbid parallel function calls")
 	}
 	tc := req.ToolChoice
 	if tc == nil {
+		return b
+	}
+	if req.forcedServerTool() != nil {
+		req.Drop("tool_choice", "Gemini cannot force a built-in tool")
 		return b
 	}
 	b = append(b, `,"toolConfig":{"functionCallingConfig":{"mode":`...)
@@ -449,11 +460,11 @@ func (e *geminiRequestEncoder) appendTools(b []byte) []byte {
 		b = append(b, `"ANY"`...)
 		if len(tc.Allowed) > 0 {
 			b = append(b, `,"allowedFunctionNames":`...)
-			b = geminiAppendStrings(b, tc.Allowed)
+			b = appendStringList(b, tc.Allowed)
 		}
 	case ToolChoiceTool:
 		b = append(b, `"ANY","allowedFunctionNames":`...)
-		b = geminiAppendStrings(b, []string{tc.Name})
+		b = appendStringList(b, []string{tc.Name})
 	case ToolChoiceNone:
 		b = append(b, `"NONE"`...)
 	default:
@@ -474,7 +485,7 @@ func (e *geminiRequestEncoder) appendGenerationConfig(b []byte) []byte {
 	open := len(b)
 	if len(req.StopSequences) > 0 {
 		b = append(b, `"stopSequences":`...)
-		b = geminiAppendStrings(b, req.StopSequences)
+		b = appendStringList(b, req.StopSequences)
 	}
 	if req.MaxTokens > 0 {
 		b = appendJSONComma(b)

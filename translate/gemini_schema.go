@@ -298,7 +298,7 @@ func (w *geminiSchemaWriter) schema(b []byte, s gjson.Result, depth int) []byte 
 	if len(n.required) > 0 {
 		b = appendJSONComma(b)
 		b = append(b, `"required":`...)
-		b = geminiAppendStrings(b, n.required)
+		b = appendStringList(b, n.required)
 	}
 	return append(b, '}')
 }
@@ -339,17 +339,6 @@ func (w *geminiSchemaWriter) schemaList(b []byte, v gjson.Result, depth int) []b
 		b = w.schema(b, s, depth+1)
 		return true
 	})
-	return append(b, ']')
-}
-
-func geminiAppendStrings(b []byte, list []string) []byte {
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
 	return append(b, ']')
 }
 
@@ -516,7 +505,7 @@ func (w *geminiSchemaWriter) openAPI(b []byte, n *geminiNode, depth int) []byte 
 		}
 		if len(req) > 0 {
 			b = append(b, `,"required":`...)
-			b = geminiAppendStrings(b, req)
+			b = appendStringList(b, req)
 		}
 	}
 	return append(b, '}')

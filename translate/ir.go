@@ -180,6 +180,9 @@ type Request struct {
 	System   []Part // leading system prompt: text parts
 	Messages []Message
 	Tools    []Tool
+	// ServerTools are the tools offered that the backend runs itself
+	// (web search, URL fetching: server_tools.go).
+	ServerTools []ServerTool
 
 	ToolChoice *ToolChoice
 	// ParallelToolCalls is false when the client forbade parallel calls

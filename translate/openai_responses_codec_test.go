@@ -341,7 +341,10 @@ func TestOpenAIResponsesDecodeRequestCodex(t *testing.T) {
 	if !names["search_docs"] || names["web_search"] || names["tool_search"] {
 		t.Errorf("namespace tools must be flattened and hosted tools left out: %v", names)
 	}
-	for _, want := range []string{"tools.web_search: ", "tools.tool_search: ", "tools.namespace: ", "prompt_cache_key: ", "client_metadata: ", "text.verbosity: ", "input.web_search_call: "} {
+	if len(req.ServerTools) != 1 || req.ServerTools[0].Kind != ServerWebSearch {
+		t.Errorf("Codex's web_search must be a server tool: %+v", req.ServerTools)
+	}
+	for _, want := range []string{"tools.tool_search: ", "tools.namespace: ", "prompt_cache_key: ", "client_metadata: ", "text.verbosity: ", "input.web_search_call: "} {
 		found := false
 		for _, d := range req.Dropped {
 			found = found || strings.HasPrefix(d, want)

@@ -269,6 +269,12 @@ func (d *respRefDecoder) tool(t gjson.Result, path string, top bool) *Error {
 		d.req.Drop("tools.namespace", "namespaces are flattened: their tools are offered by their own names")
 	case "":
 		return respBadRequest(path+".type", "%s.type: a tool type is required", path)
+	case "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11":
+		if !top {
+			d.req.Drop("tools."+typ, "hosted tools run only at OpenAI")
+			break
+		}
+		d.req.ServerTools = append(d.req.ServerTools, respServerTool(typ, path, t.Get("filters"), t.Get("user_location"), t.Get("search_context_size")))
 	default:
 		// web_search, file_search, code_interpreter, tool_search, mcp,
 		// image_generation, computer_use, local_shell, ...: tools OpenAI
@@ -298,6 +304,8 @@ func (d *respRefDecoder) toolChoice(v gjson.Result) *Error {
 		return respBadRequest("tool_choice", "tool_choice: must be a string or an object")
 	}
 	switch typ := v.Get("type").Str; typ {
+	case "web_search", "web_search_preview", "web_search_preview_2025_03_11":
+		d.req.ToolChoice = respServerToolChoice()
 	case "function", "custom":
 		name := v.Get("name").Str
 		if name == "" {

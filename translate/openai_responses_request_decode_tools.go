@@ -6,10 +6,10 @@ import (
 
 // respToolNames are the members of a tool the decoder reads, in the order
 // of respToolScan.
-var respToolNames = []string{"type", "name", "description", "parameters", "strict", "format", "tools"}
+var respToolNames = []string{"type", "name", "description", "parameters", "strict", "format", "tools", "filters", "user_location", "search_context_size"}
 
 // respToolScan holds a tool's members named by respToolNames.
-type respToolScan [7]jsonSpan
+type respToolScan [10]jsonSpan
 
 // tools decodes the tool list, the value at data[i], and returns the index
 // after it: function tools as they are, custom tools as functions with one
@@ -78,8 +78,14 @@ func (d *respRequestDecoder) tool(t *respToolScan, j, k int) {
 		d.drop(oaiAtFields, "tools.namespace", "namespaces are flattened: their tools are offered by their own names")
 	case "":
 		d.fail(oaiAtFields, respBadRequest(path()+".type", "%s.type: a tool type is required", path()))
+	case "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11":
+		if k >= 0 {
+			d.drop(oaiAtFields, "tools."+kind, "hosted tools run only at OpenAI")
+			return
+		}
+		d.req.ServerTools = append(d.req.ServerTools, respServerTool(kind, path(), d.result(t[7]), d.result(t[8]), d.result(t[9])))
 	default:
-		// web_search, file_search, code_interpreter, tool_search, mcp,
+		// file_search, code_interpreter, tool_search, mcp,
 		// image_generation, computer_use, local_shell, ...: tools OpenAI
 		// runs (or that only its models know) which no other backend has.
 		d.drop(oaiAtFields, "tools."+kind, "hosted tools run only at OpenAI")
@@ -107,6 +113,8 @@ func (d *respRequestDecoder) toolChoice(v jsonSpan) {
 	var f [4]jsonSpan
 	d.pick(v, f[:], "type", "name", "mode", "tools")
 	switch typ := d.str(f[0]); typ {
+	case "web_search", "web_search_preview", "web_search_preview_2025_03_11":
+		req.ToolChoice = respServerToolChoice()
 	case "function", "custom":
 		name := d.str(f[1])
 		if name == "" {

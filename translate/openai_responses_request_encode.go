@@ -29,9 +29,11 @@ func (openAIResponsesCodec) EncodeRequest(req *Request) ([]byte, error) {
 	b = e.appendItems(b)
 	b = append(b, ']')
 
-	if len(req.Tools) > 0 {
+	if len(req.Tools) > 0 || len(req.ServerTools) > 0 {
 		b = e.appendTools(b)
-		if req.ToolChoice != nil {
+		if st := req.forcedServerTool(); st != nil {
+			b = respAppendServerToolChoice(b, req, st)
+		} else if req.ToolChoice != nil {
 			b = respAppendToolChoice(b, req.ToolChoice)
 		}
 		if req.ParallelToolCalls != nil {
@@ -375,6 +377,12 @@ func (e *respRequestEncoder) appendTools(b []byte) []byte {
 		b = append(b, `,"strict":`...)
 		b = appendJSONBool(b, t.Strict != nil && *t.Strict)
 		b = append(b, '}')
+	}
+	for i := range e.req.ServerTools {
+		if i > 0 || len(e.req.Tools) > 0 {
+			b = append(b, ',')
+		}
+		b = e.appendServerTool(b, &e.req.ServerTools[i])
 	}
 	return append(b, ']')
 }

@@ -35,6 +35,9 @@ type RequestRoute struct {
 	// backend refuses, and Claude Code's billing line toward other
 	// backends). It records what it removes with Request.Drop.
 	Edit func(req *Request)
+	// ServerTools is what to do with a server tool the backend cannot
+	// run (server_tools.go).
+	ServerTools ServerToolPolicy
 	// ContextEditing is how the backend gets Anthropic's context
 	// management (EditContext): applied by the backend where it can
 	// (ContextAuto), or by louter, or left out.
@@ -90,6 +93,9 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 	}
 	backend := rt.Backend.Protocol()
 	if e := EditContext(ir, backend, rt.ContextEditing, rt.CountInput); e != nil {
+		return nil, nil, e
+	}
+	if e := applyServerToolPolicy(ir, backend, rt.ServerTools); e != nil {
 		return nil, nil, e
 	}
 	enc := WithBackendToolNames(ir, ToolNaming(backend, rt.Dialect))
