@@ -23,7 +23,7 @@ import (
 // model.
 func (l *Louter) editSummarizer(r *http.Request, model string) translate.Summarizer {
 	return func(hist *translate.Request, instructions string) (string, error) {
-		enc, _ := translate.Lookup(translate.ProtocolOpenAIResponses)
+		enc, path := summaryTurnProtocol()
 		body, err := enc.EncodeRequest(hist)
 		if err != nil {
 			return "", err
@@ -34,7 +34,7 @@ func (l *Louter) editSummarizer(r *http.Request, model string) translate.Summari
 			input = []byte("[]")
 		}
 		r2 := r.Clone(r.Context())
-		r2.URL.Path, r2.URL.RawPath = "/v1/responses", ""
+		r2.URL.Path, r2.URL.RawPath = path, ""
 		text, _, failed, err := l.summaryTurn(r2, model, res[1], "", input, instructions)
 		switch {
 		case failed != nil:
@@ -44,4 +44,17 @@ func (l *Louter) editSummarizer(r *http.Request, model string) translate.Summari
 		}
 		return text, nil
 	}
+}
+
+// summaryTurnProtocol is the codec summaryTurn's requests are in (the row
+// whose stateful API has compaction: the Responses API's) and the path
+// they are served at.
+func summaryTurnProtocol() (translate.Codec, string) {
+	for _, row := range protocolRows {
+		if api := row.stateful; api != nil && api.compaction {
+			c, _ := translate.Lookup(row.protocol)
+			return c, api.path
+		}
+	}
+	panic("louter: no protocol row serves compaction") // a programming error, caught by every test
 }
