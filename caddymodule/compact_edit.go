@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
 
@@ -17,7 +18,8 @@ import (
 // chat path again (routing, limits, fallbacks and translation apply), so
 // whichever backend serves the model writes the summary. Nothing is
 // stored: the client gets the summary in the answer's compaction block and
-// sends it back, which replaces the history on the next turn.
+// sends it back, which replaces the history on the next turn. With
+// pause_after_compaction the answer is the block alone (answerPaused).
 
 // editSummarizer is the translate.Summarizer of a request r routed by
 // model.
@@ -57,4 +59,29 @@ func summaryTurnProtocol() (translate.Codec, string) {
 		}
 	}
 	panic("louter: no protocol row serves compaction") // a programming error, caught by every test
+}
+
+// answerPaused answers a request whose compact_20260112 edit paused after
+// compacting (pause_after_compaction): the compaction block alone, with
+// stop reason compaction, in the client's protocol, streamed when req
+// streams. No backend is asked.
+func answerPaused(w http.ResponseWriter, client translate.Codec, req *translate.Request) error {
+	if !req.Stream {
+		body, err := client.EncodeResponse(&translate.Response{StopReason: translate.StopCompaction}, req)
+		if err != nil {
+			return err
+		}
+		return writeRawJSON(w, http.StatusOK, body)
+	}
+	out := &stream.SSEOutput{}
+	defer out.Release()
+	enc := client.NewStreamEncoder(req)
+	for _, ev := range [...]translate.Event{{Type: translate.EventMessageStart}, {Type: translate.EventMessageStop, Stop: translate.StopCompaction}} {
+		enc.Encode(out, &ev)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(out.Bytes())
+	return err
 }

@@ -197,6 +197,10 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if te != nil {
 		return nil, l.reject(w, q.client, te) // no backend was asked: q.rw stays nil
 	}
+	if cm := a.rw.clientReq.ContextManagement; cm != nil && cm.Paused {
+		q.rw = nil                                            // no backend is asked
+		return nil, answerPaused(w, q.client, a.rw.clientReq) // compact_edit.go
+	}
 	rw := a.rw
 	gate := gateFallback(rw, canFallBack) // fallback_gate.go
 	// GenAI attributes on the tracing handler's span and a span for this

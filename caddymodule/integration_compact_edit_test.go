@@ -101,5 +101,28 @@ func TestIntegrationCompactEdit(t *testing.T) {
 				t.Errorf("next turn applied_edits = %s, want none", next.ContextManagement.RawJSON())
 			}
 		})
+
+		// pause_after_compaction: the summary is asked for, the turn is
+		// not; the answer is the compaction block alone.
+		t.Run(fmt.Sprintf("pause/stream=%v", stream), func(t *testing.T) {
+			e.clearJournals()
+			params := compactSession("via-openai")
+			params.ContextManagement.Edits[0].OfCompact20260112.PauseAfterCompaction = anthropic.Bool(true)
+			msg, err := sendBeta(t, e, params, stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := e.onlyBackendRequest().Get("body.messages.@reverse.0").Raw
+			if !strings.Contains(last, "You are compacting this conversation") {
+				t.Errorf("the backend's only request ends with %s, want the summary request", last)
+			}
+			if msg.StopReason != "compaction" || len(msg.Content) != 1 || msg.Content[0].Type != "compaction" ||
+				gjson.Get(msg.RawJSON(), "content.0.content").Str != summary {
+				t.Errorf("answer = %s", msg.RawJSON())
+			}
+			if gjson.Get(msg.ContextManagement.RawJSON(), "applied_edits.0.type").Str != "compact_20260112" {
+				t.Errorf("applied_edits = %s", msg.ContextManagement.RawJSON())
+			}
+		})
 	}
 }

@@ -16,6 +16,7 @@ var anthStopReasons = map[string]StopReason{
 	"refusal":                       StopRefusal,
 	"pause_turn":                    StopPauseTurn,
 	"model_context_window_exceeded": StopContextWindow,
+	"compaction":                    StopCompaction,
 }
 
 // anthDecodeStop maps a wire stop_reason to the IR. An absent one stays

@@ -102,6 +102,32 @@ func TestCompactEditPastTrigger(t *testing.T) {
 	}
 }
 
+func TestCompactEditPause(t *testing.T) {
+	cm := `{"edits":[{"type":"compact_20260112","trigger":{"type":"input_tokens","value":1000},"pause_after_compaction":true}]}`
+	_, creq, err := compactRoute(t, toolSession(3, 4000, cm, "Read"), func(*Request, string) (string, error) { return "S", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !creq.ContextManagement.Paused || creq.ContextManagement.Compacted == nil {
+		t.Fatalf("context management = %+v, want a paused compaction", creq.ContextManagement)
+	}
+	// The answer the caller makes of it: the block alone, stop reason
+	// compaction.
+	c, _ := Lookup(ProtocolAnthropic)
+	resp, err := c.EncodeResponse(&Response{StopReason: StopCompaction}, creq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := gjson.ParseBytes(resp); g.Get("content").Raw != `[{"type":"compaction","content":"S"}]` || g.Get("stop_reason").Str != "compaction" {
+		t.Errorf("answer = %s", resp)
+	}
+	// pause_after_compaction false: no pause.
+	cm = strings.Replace(cm, "true", "false", 1)
+	if _, creq, err = compactRoute(t, toolSession(3, 4000, cm, "Read"), func(*Request, string) (string, error) { return "S", nil }); err != nil || creq.ContextManagement.Paused {
+		t.Errorf("pause false: %v, %+v", err, creq.ContextManagement)
+	}
+}
+
 func TestCompactEditRefusals(t *testing.T) {
 	summarized := false
 	ok := func(*Request, string) (string, error) { summarized = true; return "S", nil }
@@ -113,7 +139,6 @@ func TestCompactEditRefusals(t *testing.T) {
 		param     string
 	}{
 		{"no summarizer", `{"edits":[{"type":"compact_20260112","trigger":{"type":"input_tokens","value":1000}}]}`, nil, 400, "context_management.edits.0"},
-		{"pause_after_compaction", `{"edits":[{"type":"compact_20260112","trigger":{"type":"input_tokens","value":1000},"pause_after_compaction":true}]}`, ok, 400, "context_management.edits.0.pause_after_compaction"},
 		{"pause not a boolean", `{"edits":[{"type":"compact_20260112","pause_after_compaction":"yes"}]}`, ok, 400, "context_management.edits.0.pause_after_compaction"},
 		{"instructions not a string", `{"edits":[{"type":"compact_20260112","instructions":1}]}`, ok, 400, "context_management.edits.0.instructions"},
 		{"the summary failed", `{"edits":[{"type":"compact_20260112","trigger":{"type":"input_tokens","value":1000}}]}`, func(*Request, string) (string, error) { return "", failed }, 429, ""},

@@ -76,8 +76,11 @@ type ContextManagement struct {
 	Reported bool
 	// Compacted is the compaction louter made (compact_20260112 past its
 	// trigger): its Summary is the compaction block the answer starts
-	// with.
+	// with. Paused says the edit asked for pause_after_compaction: the
+	// answer is that block alone, with stop reason StopCompaction, and
+	// the backend is not asked (the caller's part).
 	Compacted *CompactionPoint
+	Paused    bool
 }
 
 // Summarizer writes the summary of history (a request whose messages are

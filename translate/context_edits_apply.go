@@ -189,7 +189,8 @@ func cloneMessages(msgs []Message) []Message {
 // trigger nothing is to be done; past it summarize writes the summary of
 // the history before the newest user turn, which then stands in for that
 // history as a compaction block's would (applyCompaction), and the answer
-// starts with the block (ContextManagement.Compacted). Without summarize
+// starts with the block (ContextManagement.Compacted; with
+// pause_after_compaction it is the whole answer: Paused). Without summarize
 // the request is refused: sending it uncompacted would hide from the
 // client that its context was not managed.
 func compactPolyfill(req *Request, ed *contextEdit, i int, count func(*Request) int, summarize Summarizer) (AppliedEdit, *Error) {
@@ -200,11 +201,6 @@ func compactPolyfill(req *Request, ed *contextEdit, i int, count func(*Request) 
 	at := fmt.Sprintf("context_management.edits.%d", i)
 	if summarize == nil {
 		return AppliedEdit{}, anthBadParam(at, fmt.Sprintf("%s: compact_20260112 is not available here: the request (~%d input tokens) is past the edit's trigger (%d), and compacting needs a summary by the model. Compact on the client side, raise the trigger, or route the model to an Anthropic backend.", at, n, ed.trigger))
-	}
-	if ed.pauseAfter {
-		// Answering with the compaction block alone (stop reason
-		// compaction) needs the handler to skip the backend: not done yet.
-		return AppliedEdit{}, anthBadParam(at+".pause_after_compaction", at+".pause_after_compaction: true is not supported by louter's compaction for this backend yet; leave it false or unset")
 	}
 	k := len(req.Messages) - 1 // the newest user turn
 	for k >= 0 && (req.Messages[k].Role != RoleUser || onlyToolResults(req.Messages[k].Parts)) {
@@ -225,7 +221,7 @@ func compactPolyfill(req *Request, ed *contextEdit, i int, count func(*Request) 
 	}
 	cp := &CompactionPoint{Message: k, Summary: text}
 	applyCompaction(req, cp)
-	req.ContextManagement.Compacted = cp
+	req.ContextManagement.Compacted, req.ContextManagement.Paused = cp, ed.pauseAfter
 	return AppliedEdit{Type: EditCompact, ClearedInputTokens: max(n-count(req), 0)}, nil
 }
 
