@@ -95,7 +95,7 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 	// louter would send it (context_editing.go).
 	if te := translate.EditContext(call.req, b.Protocol, b.contextEditing(), func(req *translate.Request) int {
 		return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming)
-	}); te != nil {
+	}, nil); te != nil { // a count asks no model for a summary: compaction past its trigger is refused
 		_ = l.reject(w, client, te)
 		return
 	}

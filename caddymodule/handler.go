@@ -197,6 +197,10 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 	if te != nil {
 		return nil, l.reject(w, q.client, te) // no backend was asked: q.rw stays nil
 	}
+	if cm := a.rw.clientReq.ContextManagement; cm != nil && cm.Paused {
+		q.rw = nil                                            // no backend is asked
+		return nil, answerPaused(w, q.client, a.rw.clientReq) // compact_edit.go
+	}
 	rw := a.rw
 	gate := gateFallback(rw, canFallBack) // fallback_gate.go
 	// GenAI attributes on the tracing handler's span and a span for this
@@ -292,7 +296,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 		var te *translate.Error
 		ir := q.ir
 		q.ir = nil // taken over by this attempt's translation
-		body, rw.clientReq, te = l.translateRequest(client, b, body, ir, model, backendModel, urlStream)
+		body, rw.clientReq, te = l.translateRequest(r, client, b, body, ir, model, backendModel, urlStream)
 		if te != nil {
 			return attempt{}, te
 		}
@@ -442,8 +446,9 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 // with the model name the client asked for. urlStream, when set, is
 // whether to stream as the URL says (Gemini), which the body cannot tell.
 // ir, when not nil, is body already decoded for a route condition, used
-// instead of decoding again.
-func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byte, ir *translate.Request, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
+// instead of decoding again. r is the client's request, through whose
+// chat path a compact_20260112 edit asks for its summary (compact_edit.go).
+func (l *Louter) translateRequest(r *http.Request, client translate.Codec, b *Backend, body []byte, ir *translate.Request, model, backendModel string, urlStream *bool) ([]byte, *translate.Request, *translate.Error) {
 	out, clientReq, err := translate.TranslateRequest(body, ir, &translate.RequestRoute{
 		Client: client, Backend: b.codec, Dialect: b.Dialect,
 		Model: model, BackendModel: backendModel, MaxTokens: b.MaxTokens, Stream: urlStream,
@@ -451,7 +456,8 @@ func (l *Louter) translateRequest(client translate.Codec, b *Backend, body []byt
 		// (translate.UsageTimingCodec), counted as the backend counts.
 		CountInput:     func(req *translate.Request) int { return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming) },
 		Edit:           backendEdit(b, backendModel),
-		ContextEditing: b.contextEditing(), // context_editing.go
+		ContextEditing: b.contextEditing(),         // context_editing.go
+		Summarize:      l.editSummarizer(r, model), // compact_edit.go
 		ServerTools:    b.ServerTools,
 	})
 	if err != nil {

@@ -147,13 +147,41 @@ type summary struct {
 	summary string
 }
 
-// summarize asks the model for a summary of input (a JSON array of items,
-// after the chain prev names when it is not ""), through the chat path of
-// r (a POST of the Responses API: routing, limits, fallbacks and
-// translation apply), and stores it, with rec's other fields, as a record
-// of the client's. When the summary turn was not answered, failed holds
-// its answer, to pass on to the client; err is a store failure.
+// summarize asks the model for a summary of input (summaryTurn) and
+// stores it, with rec's other fields, as a record of the client's. When
+// the summary turn was not answered, failed holds its answer, to pass on
+// to the client; err is a store failure.
 func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, rec storedSummary) (c *summary, failed *bufferWriter, err error) {
+	text, usage, failed, err := l.summaryTurn(r, model, instructions, prev, input, "")
+	if failed != nil || err != nil {
+		return nil, failed, err
+	}
+	token := state.NewID(compactTokenPrefix)
+	rec.Summary = text
+	data, _ := json.Marshal(rec)
+	ctx, cancel := saveContext(r.Context())
+	defer cancel()
+	if err := l.state.store.Put(ctx, state.Record{ID: token, Owner: stateOwner(r), Created: time.Now(), Data: data}); err != nil {
+		return nil, nil, err
+	}
+	c = &summary{usage: usage, summary: rec.Summary}
+	c.item = append(c.item, `{"type":"compaction","id":`...)
+	c.item = strconv.AppendQuote(c.item, state.NewID("cmp_item_"))
+	c.item = append(c.item, `,"encrypted_content":`...)
+	c.item = strconv.AppendQuote(c.item, token)
+	c.item = append(c.item, '}')
+	return c, nil, nil
+}
+
+// summaryTurn asks the model for a summary of input (a JSON array of
+// Responses items, after the chain prev names when it is not ""), through
+// the chat path of r (a POST of the Responses API: routing, limits,
+// fallbacks and translation apply), following extra (instructions for the
+// summary) when not "". It returns the summary and the turn's usage (JSON,
+// or null). When the turn was not answered, failed holds its answer.
+// Shared by /v1/responses/compact, inline Responses compaction and
+// Anthropic's compact_20260112 (compact_edit.go).
+func (l *Louter) summaryTurn(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, extra string) (text string, usage []byte, failed *bufferWriter, err error) {
 	// The summary turn: the history, then the request for a summary.
 	sub := map[string]any{"model": model, "store": false, "stream": false}
 	if instructions.Type == gjson.String {
@@ -162,7 +190,11 @@ func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Res
 	if prev != "" {
 		sub["previous_response_id"] = prev
 	}
-	prompt, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": compactPrompt})
+	ask := compactPrompt
+	if extra != "" {
+		ask += "\n\n" + extra
+	}
+	prompt, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": ask})
 	trimmed := bytes.TrimSpace(input) // "[...]"
 	items := append([]byte(nil), trimmed[:len(trimmed)-1]...)
 	if len(gjson.ParseBytes(input).Array()) > 0 {
@@ -172,7 +204,7 @@ func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Res
 	sub["input"] = json.RawMessage(items)
 	subBody, err := json.Marshal(sub)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, nil, err
 	}
 
 	buf := &bufferWriter{header: http.Header{}}
@@ -182,41 +214,28 @@ func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Res
 	r2.ContentLength = int64(len(subBody))
 	r2.Header.Del("Content-Encoding")
 	if err := l.serveChat(buf, r2, classifyRequest(r2), nopNext); err != nil {
-		return nil, nil, err
+		return "", nil, nil, err
 	}
 	if buf.status != http.StatusOK {
-		return nil, buf, nil
+		return "", nil, buf, nil
 	}
 	resp := gjson.ParseBytes(buf.body.Bytes())
-	var text strings.Builder
+	var sb strings.Builder
 	for _, it := range resp.Get("output").Array() {
 		if it.Get("type").Str != "message" {
 			continue
 		}
 		for _, c := range it.Get("content").Array() {
 			if c.Get("type").Str == "output_text" {
-				text.WriteString(c.Get("text").Str)
+				sb.WriteString(c.Get("text").Str)
 			}
 		}
 	}
-	token := state.NewID(compactTokenPrefix)
-	rec.Summary = text.String()
-	data, _ := json.Marshal(rec)
-	ctx, cancel := saveContext(r.Context())
-	defer cancel()
-	if err := l.state.store.Put(ctx, state.Record{ID: token, Owner: stateOwner(r), Created: time.Now(), Data: data}); err != nil {
-		return nil, nil, err
-	}
-	c = &summary{usage: []byte("null"), summary: rec.Summary}
-	c.item = append(c.item, `{"type":"compaction","id":`...)
-	c.item = strconv.AppendQuote(c.item, state.NewID("cmp_item_"))
-	c.item = append(c.item, `,"encrypted_content":`...)
-	c.item = strconv.AppendQuote(c.item, token)
-	c.item = append(c.item, '}')
+	usage = []byte("null")
 	if u := resp.Get("usage"); u.IsObject() {
-		c.usage = []byte(u.Raw)
+		usage = []byte(u.Raw)
 	}
-	return c, nil, nil
+	return sb.String(), usage, nil, nil
 }
 
 // passOn answers with a failed summary turn's answer, or the store's

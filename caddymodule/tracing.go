@@ -302,7 +302,7 @@ func attemptErrorType(rw *responseWriter) string {
 var finishReasonAttrs = func() map[translate.StopReason]attribute.KeyValue {
 	m := map[translate.StopReason]attribute.KeyValue{}
 	for _, r := range []translate.StopReason{translate.StopEndTurn, translate.StopMaxTokens, translate.StopSequence, translate.StopToolUse,
-		translate.StopRefusal, translate.StopPauseTurn, translate.StopContextWindow, translate.StopError} {
+		translate.StopRefusal, translate.StopPauseTurn, translate.StopContextWindow, translate.StopCompaction, translate.StopError} {
 		m[r] = semconv.GenAIResponseFinishReasons(string(r))
 	}
 	return m

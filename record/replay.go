@@ -138,7 +138,11 @@ func (r *replayer) translateRequest() bool {
 		Stream: &stream, CountInput: func(req *translate.Request) int { return tokencount.Quick(req, r.framing) },
 		Edit:           translate.BackendEdit(b.DropSampling, !b.KeepBillingHeader),
 		ContextEditing: translate.ContextEditing(b.ContextManagement),
-		ServerTools:    b.ServerTools,
+		// A compaction louter made is replayed with the summary the
+		// client was answered with: the summary turn is an exchange of
+		// its own.
+		Summarize:   func(*translate.Request, string) (string, error) { return recordedSummary(x.ClientResponse) },
+		ServerTools: b.ServerTools,
 	})
 	if err != nil {
 		r.fail("backend_request", "cannot be encoded: "+err.Error())
@@ -157,6 +161,24 @@ func (r *replayer) translateRequest() bool {
 	}
 	r.clientReq, r.t.Request = clientReq, clientReq
 	return true
+}
+
+// recordedSummary is the summary of the compaction block an Anthropic
+// client's recorded answer starts with (translate.ContextManagement's
+// Compacted): the first content block of a JSON answer, a stream's
+// compaction_delta.
+func recordedSummary(resp *Response) (string, error) {
+	if resp != nil {
+		if b := gjson.GetBytes(resp.BodyBytes(), "content.0"); b.Get("type").Str == "compaction" {
+			return b.Get("content").Str, nil
+		}
+		for i := range resp.Events {
+			if d := gjson.GetBytes(resp.Events[i].Payload(), "delta"); d.Get("type").Str == "compaction_delta" {
+				return d.Get("content").Str, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("the recorded answer has no compaction block")
 }
 
 // cmp returns the first non-empty string.

@@ -190,7 +190,7 @@ func TestAnthropicStopReasons(t *testing.T) {
 	for wire, want := range map[string]StopReason{
 		"end_turn": StopEndTurn, "max_tokens": StopMaxTokens, "stop_sequence": StopSequence,
 		"tool_use": StopToolUse, "refusal": StopRefusal, "pause_turn": StopPauseTurn,
-		"model_context_window_exceeded": StopContextWindow, "": "", "brand_new_reason": StopEndTurn,
+		"model_context_window_exceeded": StopContextWindow, "compaction": StopCompaction, "": "", "brand_new_reason": StopEndTurn,
 	} {
 		if got := anthDecodeStop(wire); got != want {
 			t.Errorf("anthDecodeStop(%q) = %q, want %q", wire, got, want)
@@ -199,7 +199,7 @@ func TestAnthropicStopReasons(t *testing.T) {
 	for ir, want := range map[StopReason]string{
 		StopEndTurn: "end_turn", StopMaxTokens: "max_tokens", StopSequence: "stop_sequence",
 		StopToolUse: "tool_use", StopRefusal: "refusal", StopPauseTurn: "pause_turn",
-		StopContextWindow: "model_context_window_exceeded", StopError: "end_turn", "": "end_turn",
+		StopContextWindow: "model_context_window_exceeded", StopCompaction: "compaction", StopError: "end_turn", "": "end_turn",
 	} {
 		if got := anthStopReason(ir); got != want {
 			t.Errorf("anthStopReason(%q) = %q, want %q", ir, got, want)

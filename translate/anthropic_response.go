@@ -16,6 +16,7 @@ var anthStopReasons = map[string]StopReason{
 	"refusal":                       StopRefusal,
 	"pause_turn":                    StopPauseTurn,
 	"model_context_window_exceeded": StopContextWindow,
+	"compaction":                    StopCompaction,
 }
 
 // anthDecodeStop maps a wire stop_reason to the IR. An absent one stays
@@ -195,6 +196,9 @@ func (anthropicCodec) EncodeResponse(resp *Response, req *Request) ([]byte, erro
 	b = append(b, `,"type":"message","role":"assistant","model":`...)
 	b = appendJSONString(b, model)
 	b = append(b, `,"content":[`...)
+	if req != nil {
+		b = appendCompactionBlock(b, req.ContextManagement)
+	}
 	for i := range resp.Parts {
 		b = appendAnthResponseBlock(b, &resp.Parts[i], req)
 	}
@@ -235,16 +239,29 @@ func appendAppliedEdits(b []byte, cm *ContextManagement) []byte {
 		b = appendJSONString(b, a.Type)
 		b = append(b, `,"cleared_input_tokens":`...)
 		b = appendJSONInt(b, int64(a.ClearedInputTokens))
-		if a.Type == EditClearThinking {
+		switch a.Type {
+		case EditClearThinking:
 			b = append(b, `,"cleared_thinking_turns":`...)
 			b = appendJSONInt(b, int64(a.ClearedThinkingTurns))
-		} else {
+		case EditClearToolUses:
 			b = append(b, `,"cleared_tool_uses":`...)
 			b = appendJSONInt(b, int64(a.ClearedToolUses))
 		}
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// appendCompactionBlock appends the compaction block louter made
+// (ContextManagement.Compacted), the first of the answer's content, as
+// Anthropic's server puts it there: {"type":"compaction","content":summary}.
+func appendCompactionBlock(b []byte, cm *ContextManagement) []byte {
+	if cm == nil || cm.Compacted == nil {
+		return b
+	}
+	b = append(b, `{"type":"compaction","content":`...)
+	b = appendJSONString(b, cm.Compacted.Summary)
+	return append(b, '}')
 }
 
 func anthPartsSize(parts []Part) int {

@@ -108,6 +108,34 @@ func (s *anthropicStreamEncoder) start(w FrameWriter, ev *Event) {
 	b = append(b, "}}"...)
 	s.buf = b
 	w.WriteFrame("message_start", b)
+	s.compactionBlock(w)
+}
+
+// compactionBlock writes the compaction block louter made
+// (ContextManagement.Compacted) as the stream's first block, as
+// Anthropic's server streams it: its start with empty content, the
+// summary in one compaction_delta, its stop. The model's blocks follow
+// it, numbered from 1.
+func (s *anthropicStreamEncoder) compactionBlock(w FrameWriter) {
+	if s.edits == nil || s.edits.Compacted == nil {
+		return
+	}
+	b := append(s.buf[:0], `{"type":"content_block_start","index":`...)
+	b = appendJSONInt(b, int64(s.next))
+	b = append(b, `,"content_block":{"type":"compaction","content":""}}`...)
+	w.WriteFrame("content_block_start", b)
+	b = append(b[:0], `{"type":"content_block_delta","index":`...)
+	b = appendJSONInt(b, int64(s.next))
+	b = append(b, `,"delta":{"type":"compaction_delta","content":`...)
+	b = appendJSONString(b, s.edits.Compacted.Summary)
+	b = append(b, "}}"...)
+	w.WriteFrame("content_block_delta", b)
+	b = append(b[:0], `{"type":"content_block_stop","index":`...)
+	b = appendJSONInt(b, int64(s.next))
+	b = append(b, '}')
+	w.WriteFrame("content_block_stop", b)
+	s.buf = b
+	s.next++
 }
 
 func (s *anthropicStreamEncoder) blockStart(w FrameWriter, ev *Event) {

@@ -32,9 +32,13 @@ import (
 //   - Anthropic's placeholder for a cleared tool result is not public;
 //     ClearedToolResult is louter's, the same on every request, so that a
 //     backend's prefix cache stays valid from the cleared point on.
-//   - compact_20260112 needs the model to write a summary: a second call
-//     louter does not make. A request below the edit's trigger is sent as
-//     is; one past it is refused with a 400 naming the edit (never sent
+//   - compact_20260112 needs the model to write a summary: past the
+//     edit's trigger, the caller's Summarizer (louter's handler asks the
+//     routed backend, a second call) summarises the history before the
+//     newest user turn, which the summary then replaces as a compaction
+//     block's would; the answer starts with that compaction block
+//     (ContextManagement.Compacted). Without a Summarizer a request past
+//     the trigger is refused with a 400 naming the edit (never sent
 //     uncompacted as if it had been). A compaction block the client sends
 //     back is honoured on every translated request: what precedes it is
 //     left out and its summary is sent in its place (CompactionPoint).
@@ -70,7 +74,20 @@ type ContextManagement struct {
 	// edit removed anything), as Anthropic's does.
 	Applied  []AppliedEdit
 	Reported bool
+	// Compacted is the compaction louter made (compact_20260112 past its
+	// trigger): its Summary is the compaction block the answer starts
+	// with. Paused says the edit asked for pause_after_compaction: the
+	// answer is that block alone, with stop reason StopCompaction, and
+	// the backend is not asked (the caller's part).
+	Compacted *CompactionPoint
+	Paused    bool
 }
+
+// Summarizer writes the summary of history (a request whose messages are
+// the history to compact; its system prompt and tools are the client's)
+// for compact_20260112, following instructions when not "" (the edit's
+// instructions). An *Error it returns is passed on to the client as is.
+type Summarizer func(history *Request, instructions string) (string, error)
 
 // CompactionPoint is a compaction block in the history: its message and
 // the summary it holds.
@@ -124,12 +141,15 @@ func NativeContextEditing(p Protocol) bool {
 // backend in mode: a compaction block's summary replaces the history
 // before it; then the client's edits are sent on (native), applied to req
 // and reported (polyfill), or left out (off). count estimates req's input
-// tokens as the backend counts them; nil counts by text length.
+// tokens as the backend counts them; nil counts by text length. summarize
+// writes compact_20260112's summary; nil: a compaction past the trigger is
+// refused.
 //
-// The error is a 400 naming the offending edit: an edit type louter does
+// The error is a 400 naming the offending edit (an edit type louter does
 // not know, a setting of the wrong shape, or a compaction it would have to
-// make. A request without context management is left alone.
-func EditContext(req *Request, backend Protocol, mode ContextEditing, count func(*Request) int) *Error {
+// make without summarize), or summarize's failure. A request without
+// context management is left alone.
+func EditContext(req *Request, backend Protocol, mode ContextEditing, count func(*Request) int, summarize Summarizer) *Error {
 	cm := req.ContextManagement
 	if cm == nil {
 		return nil
@@ -173,7 +193,7 @@ func EditContext(req *Request, backend Protocol, mode ContextEditing, count func
 		case EditClearToolUses:
 			applied = clearToolUses(req, ed, count)
 		case EditCompact:
-			e = compactPolyfill(req, ed, i, count)
+			applied, e = compactPolyfill(req, ed, i, count, summarize)
 		}
 		if e != nil {
 			return e
@@ -182,6 +202,10 @@ func EditContext(req *Request, backend Protocol, mode ContextEditing, count func
 			continue
 		}
 		cm.Applied = append(cm.Applied, applied)
+		if applied.Type == EditCompact {
+			req.Drop("context_management."+applied.Type, fmt.Sprintf("louter compacted the history before the newest user turn (~%d input tokens) into a summary by the model, for a backend without context editing", applied.ClearedInputTokens))
+			continue
+		}
 		n := applied.ClearedToolUses
 		what := "tool uses"
 		if applied.Type == EditClearThinking {
@@ -206,6 +230,9 @@ type contextEdit struct {
 	// tools named.
 	clearInputsAll bool
 	clearInputs    map[string]bool
+	// compact_20260112's pause_after_compaction and instructions.
+	pauseAfter   bool
+	instructions string
 }
 
 // parseContextEdits reads context_management.edits, refusing what
@@ -307,6 +334,24 @@ func parseContextEdit(v gjson.Result, at string) (contextEdit, *Error) {
 	case EditCompact:
 		if _, ed.trigger, err = countSetting(v.Get("trigger"), at+".trigger", "input_tokens", 150000, "input_tokens"); err != nil {
 			return ed, err
+		}
+		switch p := v.Get("pause_after_compaction"); p.Type {
+		case gjson.True:
+			ed.pauseAfter = true
+		case gjson.False, gjson.Null:
+		default:
+			if p.Exists() {
+				return ed, anthBadParam(at+".pause_after_compaction", at+".pause_after_compaction: must be a boolean")
+			}
+		}
+		switch ins := v.Get("instructions"); ins.Type {
+		case gjson.String:
+			ed.instructions = ins.Str
+		case gjson.Null:
+		default:
+			if ins.Exists() {
+				return ed, anthBadParam(at+".instructions", at+".instructions: must be a string")
+			}
 		}
 	}
 	return ed, nil

@@ -186,17 +186,43 @@ func cloneMessages(msgs []Message) []Message {
 }
 
 // compactPolyfill is compact_20260112 on a backend without it: below its
-// trigger nothing is to be done; past it the request is refused, since
-// compacting needs a summary by the model, a call louter does not make.
-// Sending the request uncompacted would hide from the client that its
-// context was not managed.
-func compactPolyfill(req *Request, ed *contextEdit, i int, count func(*Request) int) *Error {
+// trigger nothing is to be done; past it summarize writes the summary of
+// the history before the newest user turn, which then stands in for that
+// history as a compaction block's would (applyCompaction), and the answer
+// starts with the block (ContextManagement.Compacted; with
+// pause_after_compaction it is the whole answer: Paused). Without summarize
+// the request is refused: sending it uncompacted would hide from the
+// client that its context was not managed.
+func compactPolyfill(req *Request, ed *contextEdit, i int, count func(*Request) int, summarize Summarizer) (AppliedEdit, *Error) {
 	n := count(req)
 	if n <= ed.trigger {
-		return nil
+		return AppliedEdit{}, nil
 	}
 	at := fmt.Sprintf("context_management.edits.%d", i)
-	return anthBadParam(at, fmt.Sprintf("%s: compact_20260112 is not available on this backend: the request (~%d input tokens) is past the edit's trigger (%d), and compacting needs a summary by the model, which louter makes only on Anthropic backends. Compact on the client side, raise the trigger, or route the model to an Anthropic backend.", at, n, ed.trigger))
+	if summarize == nil {
+		return AppliedEdit{}, anthBadParam(at, fmt.Sprintf("%s: compact_20260112 is not available here: the request (~%d input tokens) is past the edit's trigger (%d), and compacting needs a summary by the model. Compact on the client side, raise the trigger, or route the model to an Anthropic backend.", at, n, ed.trigger))
+	}
+	k := len(req.Messages) - 1 // the newest user turn
+	for k >= 0 && (req.Messages[k].Role != RoleUser || onlyToolResults(req.Messages[k].Parts)) {
+		k--
+	}
+	if k <= 0 {
+		return AppliedEdit{}, nil // no history before it to compact
+	}
+	hist := *req
+	hist.Messages = req.Messages[:k:k]
+	hist.ContextManagement, hist.Stream, hist.Dropped = nil, false, nil
+	text, err := summarize(&hist, ed.instructions)
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			return AppliedEdit{}, e
+		}
+		return AppliedEdit{}, &Error{Status: 502, Kind: ErrAPI, Param: at, Message: at + ": compacting the history failed: " + err.Error()}
+	}
+	cp := &CompactionPoint{Message: k, Summary: text}
+	applyCompaction(req, cp)
+	req.ContextManagement.Compacted, req.ContextManagement.Paused = cp, ed.pauseAfter
+	return AppliedEdit{Type: EditCompact, ClearedInputTokens: max(n-count(req), 0)}, nil
 }
 
 // applyCompaction honours a compaction block of the history as Anthropic

@@ -36,7 +36,7 @@ func edited(t *testing.T, body string, mode ContextEditing) (*Request, *Error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return req, EditContext(req, ProtocolOpenAIChat, mode, nil)
+	return req, EditContext(req, ProtocolOpenAIChat, mode, nil, nil)
 }
 
 // clearedCalls lists which tool results were cleared (c) or kept (k), and
@@ -196,7 +196,7 @@ func TestContextEditErrors(t *testing.T) {
 		{"extra member", `{"edits":[{"type":"clear_thinking_20251015","trigger":{"type":"input_tokens","value":1}}]}`, "context_management.edits.0.trigger", "Extra inputs are not permitted"},
 		{"exclude_tools not names", `{"edits":[{"type":"clear_tool_uses_20250919","exclude_tools":[1]}]}`, "context_management.edits.0.exclude_tools", "array of tool names"},
 		{"edits not an array", `{"edits":{}}`, "context_management.edits", "must be an array"},
-		{"compaction past its trigger", `{"edits":[{"type":"compact_20260112","trigger":{"type":"input_tokens","value":1000}}]}`, "context_management.edits.0", "compact_20260112 is not available on this backend"},
+		{"compaction past its trigger", `{"edits":[{"type":"compact_20260112","trigger":{"type":"input_tokens","value":1000}}]}`, "context_management.edits.0", "compact_20260112 is not available here"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, e := edited(t, toolSession(3, 4000, tt.cm, "Read"), ContextAuto)
@@ -351,7 +351,7 @@ func ExampleEditContext() {
 	body := toolSession(3, 400, `{"edits":[{"type":"clear_tool_uses_20250919",
 		"trigger":{"type":"tool_uses","value":2},"keep":{"type":"tool_uses","value":1}}]}`, "Read")
 	req, _ := anthropic.DecodeRequest([]byte(body))
-	if err := EditContext(req, ProtocolOpenAIChat, ContextAuto, nil); err != nil {
+	if err := EditContext(req, ProtocolOpenAIChat, ContextAuto, nil, nil); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -261,7 +261,11 @@ const (
 	StopRefusal       StopReason = "refusal"
 	StopPauseTurn     StopReason = "pause_turn"
 	StopContextWindow StopReason = "model_context_window_exceeded"
-	StopError         StopReason = "error"
+	// StopCompaction: the turn paused after louter compacted the history
+	// (compact_20260112 with pause_after_compaction); the answer is the
+	// compaction block alone.
+	StopCompaction StopReason = "compaction"
+	StopError      StopReason = "error"
 )
 
 // Usage counts tokens. InputTokens includes cached tokens (read and

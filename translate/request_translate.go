@@ -42,6 +42,9 @@ type RequestRoute struct {
 	// management (EditContext): applied by the backend where it can
 	// (ContextAuto), or by louter, or left out.
 	ContextEditing ContextEditing
+	// Summarize writes compact_20260112's summary when louter applies the
+	// edit (EditContext); nil: a request past its trigger is refused.
+	Summarize Summarizer
 }
 
 // TranslateRequest translates a client's request for the backend: it
@@ -92,7 +95,7 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 		rt.Edit(ir)
 	}
 	backend := rt.Backend.Protocol()
-	if e := EditContext(ir, backend, rt.ContextEditing, rt.CountInput); e != nil {
+	if e := EditContext(ir, backend, rt.ContextEditing, rt.CountInput, rt.Summarize); e != nil {
 		return nil, nil, e
 	}
 	if e := applyServerToolPolicy(ir, backend, rt.ServerTools); e != nil {
