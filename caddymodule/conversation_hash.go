@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -195,15 +196,15 @@ func isTextMember(quoted string, esc bool) bool {
 // unescaped writes the JSON string content raw (between its quotes, with
 // escapes) to the hash unescaped: the bytes gjson's Str would hold, and
 // with its rules (a lone surrogate becomes U+FFFD; the text ends at a
-// control character or a malformed escape), so the key is what it was
+// malformed escape; the scan let no control character through), so the key is what it was
 // when gjson unescaped the string first. Runs without escapes are written
 // as they are.
 func (w *textHash) unescaped(raw string) {
 	var buf [8]byte
 	for len(raw) > 0 {
-		j := 0
-		for j < len(raw) && raw[j] != '\\' && raw[j] >= ' ' {
-			j++
+		j := strings.IndexByte(raw, '\\') // the body is valid JSON: no control characters
+		if j < 0 {
+			j = len(raw)
 		}
 		_, _ = w.h.WriteString(raw[:j])
 		if j == len(raw) || raw[j] < ' ' || j+1 >= len(raw) {
@@ -253,14 +254,17 @@ func hex4(s string) rune {
 // stringEnd returns the index just past the JSON string starting at s[i]
 // (a quote), and whether it has escapes; len(s) when it is not closed.
 func stringEnd(s string, i int) (end int, esc bool) {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			esc = true
-			j++
-		case '"':
+	for j := i + 1; j < len(s); {
+		k := strings.IndexAny(s[j:], `"\\`)
+		if k < 0 {
+			break
+		}
+		j += k
+		if s[j] == '"' {
 			return j + 1, esc
 		}
+		esc = true
+		j += 2
 	}
 	return len(s), esc
 }

@@ -39,6 +39,7 @@ var firstTurnHashCases = []struct {
 	{translate.ProtocolOpenAIResponses, `{"input":[{"role":"developer","content":"d"},{"type":"message","role":"user","content":[{"type":"input_text","text":"t"}]}]}`},
 	{translate.ProtocolGemini, `{"systemInstruction":{"parts":[{"text":"gem sys"}]},"contents":[{"role":"user","parts":[{"text":"q"},{"inlineData":{"data":"x"}}]},{"role":"model","parts":[{"text":"a"}]}]}`},
 	{translate.ProtocolAnthropic, `{"messages":[]}`},
+	{translate.ProtocolAnthropic, "{\"system\":\"a\\n\x01b\",\"messages\":[]}"}, // invalid: the scan refuses it
 }
 
 func TestFirstTurnHashMatchesGjson(t *testing.T) {
@@ -55,6 +56,9 @@ func TestFirstTurnHashMatchesGjson(t *testing.T) {
 		}
 	}
 	for _, c := range firstTurnHashCases {
+		if _, err := translate.ScanTopLevel(c.p, []byte(c.body)); err != nil {
+			continue // a fuzz seed only
+		}
 		t.Run(c.body, func(t *testing.T) { check(t, c.p, []byte(c.body)) })
 	}
 	dirs := map[string]translate.Protocol{"anthropic": translate.ProtocolAnthropic, "openai_chat": translate.ProtocolOpenAIChat,
@@ -163,4 +167,27 @@ func gjsonHashText(h *xxhash.Digest, v gjson.Result) int {
 	}
 	walk(v, 0)
 	return n
+}
+
+// BenchmarkFirstTurnHash is the hash of the ~100 KB Claude Code turn in
+// its OpenAI Chat form (what the passthrough benchmark hashes when the
+// request is released), by the walk and by the gjson reference, so one
+// run compares them.
+func BenchmarkFirstTurnHash(b *testing.B) {
+	body := claudeCodeTurnOpenAI(b)
+	top, err := translate.ScanTopLevel(translate.ProtocolOpenAIChat, body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, impl := range []struct {
+		name string
+		hash func([]byte, translate.Span, translate.Span) string
+	}{{"walk", firstTurnHash}, {"gjson", gjsonFirstTurnHash}} {
+		b.Run(impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				impl.hash(body, top.SystemAt, top.MessagesAt)
+			}
+		})
+	}
 }
