@@ -1,16 +1,12 @@
 package caddymodule
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"net/http"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
-	"github.com/cespare/xxhash/v2"
 	"github.com/tidwall/gjson"
 
 	"github.com/louter/louter/translate"
@@ -170,100 +166,6 @@ func claudeCodeSession(userID string) string {
 		return strings.Clone(id)
 	}
 	return ""
-}
-
-// firstTurnHash hashes the text of the system prompt and of the first
-// message of the conversation that is not a system prompt: OpenAI Chat and
-// Responses carry theirs as leading system or developer messages, which
-// are hashed, and the first message after them is the user's. Counting a
-// fixed number of messages instead would take the assistant's answer into
-// the key of a conversation with no system message, from the second turn
-// on. Only text is hashed, not raw JSON: Claude Code moves cache_control
-// breakpoints from turn to turn, which changes the bytes but not the
-// conversation. sys and msgs are where the body scan found the members
-// (translate.TopLevel), so only those are read.
-func firstTurnHash(body []byte, sys, msgs translate.Span) string {
-	member := func(at translate.Span) gjson.Result {
-		if !at.Found() {
-			return gjson.Result{}
-		}
-		return gjson.Parse(unsafe.String(&body[at.Start], at.End-at.Start)) // read only; nothing of it is kept
-	}
-	h := xxhash.New()
-	n := hashText(h, member(sys))
-	ms := member(msgs)
-	if ms.Type == gjson.String { // Responses: input may be one string
-		n += hashText(h, ms)
-	} else {
-		ms.ForEach(func(_, m gjson.Result) bool {
-			n += hashText(h, m)
-			return isSystemMessage(m) // the first other message ends the first turn
-		})
-	}
-	if n == 0 {
-		return ""
-	}
-	var sum [8]byte
-	binary.BigEndian.PutUint64(sum[:], h.Sum64())
-	return "hash:" + hex.EncodeToString(sum[:])
-}
-
-// isSystemMessage reports whether a message is a system prompt carried
-// as a message (OpenAI Chat's and Responses' system and developer roles).
-// No other protocol has these roles, so no protocol needs naming.
-func isSystemMessage(m gjson.Result) bool {
-	if !m.IsObject() {
-		return false
-	}
-	switch m.Get("role").Str {
-	case "system", "developer":
-		return true
-	}
-	return false
-}
-
-// textSeparator ends each text hashed, so "ab","c" and "a","bc" differ.
-var textSeparator = [1]byte{0}
-
-// textWriter is the part of a hash hashText writes to. xxhash's Digest
-// takes strings without a copy, at memory speed: the hash runs on every
-// streamed request without a session id, over the whole system prompt.
-type textWriter interface {
-	WriteString(string) (int, error)
-	Write([]byte) (int, error)
-}
-
-// hashText writes every "text" string under v (v itself when it is a
-// string) to h, with a separator, and returns how many it wrote. It
-// descends into arrays and objects, so it reads every protocol's message
-// shapes (content strings, content blocks, Gemini parts) alike; it skips
-// "cache_control" and other non-text members.
-func hashText(h textWriter, v gjson.Result) int {
-	n := 0
-	var walk func(v gjson.Result, depth int)
-	walk = func(v gjson.Result, depth int) {
-		if depth > 8 {
-			return // messages are shallow; bound the walk
-		}
-		switch {
-		case v.Type == gjson.String:
-			_, _ = h.WriteString(v.Str)
-			_, _ = h.Write(textSeparator[:])
-			n++
-		case v.IsArray():
-			v.ForEach(func(_, e gjson.Result) bool { walk(e, depth+1); return true })
-		case v.IsObject():
-			v.ForEach(func(k, e gjson.Result) bool {
-				switch k.Str {
-				case "text", "content", "parts":
-					walk(e, depth+1)
-				}
-				return true
-			})
-		}
-	}
-	walk(v, 0)
-	return n
 }
 
 // setConversation exposes the conversation key on the request
