@@ -178,26 +178,7 @@ func applyToolChanges(body []byte, req *Request) *Error {
 			}
 		}
 	}
-	tools := req.Tools[:0:0]
-	for _, t := range req.Tools {
-		if inForce[t.Name] {
-			tools = append(tools, t)
-		}
-	}
-	for _, t := range inline {
-		if inForce[t.Name] && !declared[t.Name] {
-			tools = append(tools, t)
-			declared[t.Name] = true // a tool defined twice is sent once
-		}
-	}
-	req.Tools = tools
-	kept := req.Dropped[:0:0]
-	for _, d := range req.Dropped {
-		if !toolChangeDrops[d] {
-			kept = append(kept, d)
-		}
-	}
-	req.Dropped = kept
+	settleToolList(req, declared, inForce, inline)
 	return nil
 }
 
@@ -258,4 +239,32 @@ func noteLoaded(parts []Part, id string, names []string) {
 			return
 		}
 	}
+}
+
+// settleToolList leaves in req.Tools the tools in force at the last turn:
+// those of tools[] in force, in their order, then the tools defined inline
+// (tool_addition) in force and not declared in tools[], each once. It
+// takes the tool-change blocks out of the dropped fields, since they were
+// translated, not dropped.
+func settleToolList(req *Request, declared, inForce map[string]bool, inline []Tool) {
+	tools := req.Tools[:0:0]
+	for _, t := range req.Tools {
+		if inForce[t.Name] {
+			tools = append(tools, t)
+		}
+	}
+	for _, t := range inline {
+		if inForce[t.Name] && !declared[t.Name] {
+			tools = append(tools, t)
+			declared[t.Name] = true // a tool defined twice is sent once
+		}
+	}
+	req.Tools = tools
+	kept := req.Dropped[:0:0]
+	for _, d := range req.Dropped {
+		if !toolChangeDrops[d] {
+			kept = append(kept, d)
+		}
+	}
+	req.Dropped = kept
 }

@@ -96,26 +96,7 @@ func applyToolChangesRef(body []byte, req *Request) *Error {
 			}
 		}
 	}
-	tools := req.Tools[:0:0]
-	for _, t := range req.Tools {
-		if inForce[t.Name] {
-			tools = append(tools, t)
-		}
-	}
-	for _, t := range inline {
-		if inForce[t.Name] && !declared[t.Name] {
-			tools = append(tools, t)
-			declared[t.Name] = true // a tool defined twice is sent once
-		}
-	}
-	req.Tools = tools
-	kept := req.Dropped[:0:0]
-	for _, d := range req.Dropped {
-		if !toolChangeDrops[d] {
-			kept = append(kept, d)
-		}
-	}
-	req.Dropped = kept
+	settleToolList(req, declared, inForce, inline)
 	return nil
 }
 
