@@ -20,7 +20,8 @@ import (
 //
 //   - a backend that has a counting endpoint — Anthropic's count_tokens or
 //     Gemini's countTokens — is asked, with the request passed through to a
-//     backend of the client's protocol and translated otherwise;
+//     backend of the client's protocol (unless louter applies Anthropic's
+//     context edits for it) and translated otherwise;
 //   - any other backend (OpenAI Chat, Responses), or one that fails to
 //     answer, gets a local count with a BPE tokenizer (package tokencount).
 //
