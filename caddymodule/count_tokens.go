@@ -20,7 +20,8 @@ import (
 //
 //   - a backend that has a counting endpoint — Anthropic's count_tokens or
 //     Gemini's countTokens — is asked, with the request passed through to a
-//     backend of the client's protocol and translated otherwise;
+//     backend of the client's protocol (unless louter applies Anthropic's
+//     context edits for it) and translated otherwise;
 //   - any other backend (OpenAI Chat, Responses), or one that fails to
 //     answer, gets a local count with a BPE tokenizer (package tokencount).
 //
@@ -92,10 +93,14 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 	}
 	// Context edits apply to a count as to the request it counts: a
 	// backend that edits itself gets them, the others count the request as
-	// louter would send it (context_editing.go).
-	if te := translate.EditContext(call.req, b.Protocol, b.contextEditing(), func(req *translate.Request) int {
-		return tokencount.Quick(req, rowOf(b.Protocol).tokenFraming)
-	}, nil); te != nil { // a count asks no model for a summary: compaction past its trigger is refused
+	// louter would send it (context_editing.go), and the answer says what
+	// it was before (original_input_tokens). A count asks no model for a
+	// summary: a request past a compaction trigger is counted uncompacted.
+	framing := rowOf(b.Protocol).tokenFraming
+	unedited, te := translate.CountContext(call.req, b.Protocol, b.contextEditing(), func(req *translate.Request) int {
+		return tokencount.Quick(req, framing)
+	})
+	if te != nil {
 		_ = l.reject(w, client, te)
 		return
 	}
@@ -111,7 +116,20 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 		}
 	}
 	if source == "local" {
-		n = tokencount.Count(call.req, rowOf(b.Protocol).tokenFraming, backendModel)
+		n = tokencount.Count(call.req, framing, backendModel)
+	}
+	// The count before the edits: the backend's count (or the local one)
+	// and what the edits removed, by the local count of both.
+	original := 0
+	if unedited != nil {
+		original = n
+		if len(call.req.ContextManagement.Applied) > 0 {
+			after := n
+			if source != "local" {
+				after = tokencount.Count(call.req, framing, backendModel)
+			}
+			original += max(tokencount.Count(unedited, framing, backendModel)-after, 0)
+		}
 	}
 	if c := l.logger.Check(zapcore.DebugLevel, "counted tokens"); c != nil {
 		c.Write(zap.String("client", string(proto)), zap.String("backend", b.name), zap.String("model", call.model), zap.String("source", source), zap.Int("tokens", n))
@@ -120,7 +138,7 @@ func (l *Louter) serveCountTokens(w http.ResponseWriter, r *http.Request, req ap
 		writeCountJSON(w, passBody) // the backend's own answer, in the client's protocol
 		return
 	}
-	writeCountJSON(w, countAnswer(proto, n))
+	writeCountJSON(w, countAnswer(proto, n, original))
 }
 
 // readCountCall reads and decodes a counting request. A client may wrap
@@ -159,13 +177,14 @@ func (l *Louter) readCountCall(r *http.Request, client translate.Codec, pathMode
 	return call, nil
 }
 
-// countAnswer is the client's answer to a count of n tokens, in its
-// row's shape (protocols.go); Anthropic's for a row that has none.
-func countAnswer(client translate.Protocol, n int) []byte {
+// countAnswer is the client's answer to a count of n tokens (original
+// before louter's context edits, 0 if none), in its row's shape
+// (protocols.go); Anthropic's for a row that has none.
+func countAnswer(client translate.Protocol, n, original int) []byte {
 	if answer := rowOf(client).countAnswer; answer != nil {
-		return answer(n)
+		return answer(n, original)
 	}
-	return inputTokensAnswer(n)
+	return inputTokensAnswer(n, original)
 }
 
 func writeCountJSON(w http.ResponseWriter, body []byte) {
@@ -238,7 +257,10 @@ var geminiCounter = &backendCounter{
 // backend's answer to pass on as it is; otherwise only the count.
 func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, backendModel string) (int, []byte, error) {
 	bc := rowOf(b.Protocol).counter
-	passthrough := call.client.Protocol() == b.Protocol
+	// As for chat requests (handler.go), a backend of the client's
+	// protocol for which louter applies the context edits gets the
+	// edited request, translated.
+	passthrough := call.client.Protocol() == b.Protocol && !b.editsContextItself()
 	var body []byte
 	var err error
 	if passthrough {

@@ -135,8 +135,10 @@ type protocolRow struct {
 	// ("models/" in Gemini's names), dropped from a requested model id.
 	modelPrefix string
 	// countAnswer is the body of a token count of n (count_tokens.go), for
-	// protocols whose clients can ask for one.
-	countAnswer func(n int) []byte
+	// protocols whose clients can ask for one. original is the count
+	// before the context edits louter applied (Anthropic's
+	// context_management), 0 when it applied none.
+	countAnswer func(n, original int) []byte
 	// countRequest returns the request a count call's body holds, for a
 	// protocol whose count call may wrap it (Gemini's
 	// generateContentRequest); nil: the body is the request.
@@ -411,7 +413,7 @@ func builtinRows() []*protocolRow {
 			listModels:       (*Louter).serveGeminiList,
 			modelInfo:        func(m listedModel) any { return newGeminiModelInfo(m.id) },
 			modelPrefix:      "models/",
-			countAnswer:      func(n int) []byte { return []byte(`{"totalTokens":` + strconv.Itoa(n) + `}`) },
+			countAnswer:      func(n, _ int) []byte { return []byte(`{"totalTokens":` + strconv.Itoa(n) + `}`) },
 			countRequest:     geminiCountRequest,
 			renameCountBody:  geminiRenameCountBody,
 			authError:        writeGeminiAuthError,
@@ -451,8 +453,17 @@ func openAIUnknownURL(method, api string) *translate.Error {
 // setBearer sends a key as a bearer token, as the OpenAI APIs read it.
 func setBearer(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
 
-// inputTokensAnswer is Anthropic's count_tokens answer.
-func inputTokensAnswer(n int) []byte { return []byte(`{"input_tokens":` + strconv.Itoa(n) + `}`) }
+// inputTokensAnswer is Anthropic's count_tokens answer, with
+// context_management.original_input_tokens when louter applied the
+// request's context edits (as Anthropic's answer has when it did).
+func inputTokensAnswer(n, original int) []byte {
+	b := []byte(`{"input_tokens":` + strconv.Itoa(n))
+	if original > 0 {
+		b = append(append(b, `,"context_management":{"original_input_tokens":`...), strconv.Itoa(original)...)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
 
 // protocolIndex finds rows by what requests carry.
 type protocolIndex struct {

@@ -45,7 +45,7 @@ func init() {
 		listModels:  serveToyList,
 		modelInfo:   func(m listedModel) any { return toyModel{P: toyProtocol, Name: m.id, Backend: m.backend} },
 		modelPrefix: "toys/",
-		countAnswer: func(n int) []byte { return []byte(`{"p":"toy","tokens":` + strconv.Itoa(n) + `}`) },
+		countAnswer: func(n, _ int) []byte { return []byte(`{"p":"toy","tokens":` + strconv.Itoa(n) + `}`) },
 		keyMissing:  "toy: no key",
 		keyInvalid:  "toy: not a toy key",
 		rateLimitHeaders: func(h http.Header, k limits.Kind, win limits.Window, _ time.Time) {

@@ -107,13 +107,14 @@ func anthropicToolResultWith(body gjson.Result, text string) bool {
 // front of the mock (the agent scenario: asked to run a quoted command, it
 // calls the agent's shell tool, then reports the output), and returns
 // louter's URL and the mock's port. name keeps each test's mock journal
-// apart.
-func startAgentSite(t *testing.T, protocol, name string) (string, int) {
+// apart; extra are more lines for the louter block (a client key table).
+func startAgentSite(t *testing.T, protocol, name string, extra ...string) (string, int) {
 	t.Helper()
 	ports := testcaddy.Start(t, `
 :{PORT0} {
 	bind 127.0.0.1
 	louter {
+		`+strings.Join(extra, "\n\t\t")+`
 		backend mock {
 			protocol `+protocol+`
 			api_key backend-secret
@@ -161,7 +162,11 @@ func checkBackendTurn(t *testing.T, mockPort int, protocol, clientKey string) []
 // sessionCacheKey is the prompt_cache_key louter gives a translated
 // request whose conversation key is the agent's session id, with no
 // client keys configured (caddymodule/cache_key.go).
-func sessionCacheKey(session string) string {
-	sum := sha256.Sum256([]byte("\x00session:" + session))
+func sessionCacheKey(session string) string { return clientCacheKey("", "session:"+session) }
+
+// clientCacheKey is the prompt_cache_key louter gives a translated request
+// of the named client (none: "") whose conversation key is conv.
+func clientCacheKey(client, conv string) string {
+	sum := sha256.Sum256([]byte(client + "\x00" + conv))
 	return "louter-" + hex.EncodeToString(sum[:16])
 }

@@ -169,3 +169,81 @@ func TestCompactEditRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestCountContext: a token count applies the clearing edits as the
+// request would, and leaves a compaction past its trigger out instead of
+// refusing it (no model is asked for a summary); the request before the
+// edits is returned for the original count, unchanged by them.
+func TestCountContext(t *testing.T) {
+	c, _ := Lookup(ProtocolAnthropic)
+	const (
+		compact   = `{"type":"compact_20260112","trigger":{"type":"input_tokens","value":1000}}`
+		clearUses = `{"type":"clear_tool_uses_20250919","trigger":{"type":"tool_uses","value":2},"keep":{"type":"tool_uses","value":1}}`
+		clearAll  = `{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":0}}`
+	)
+	for _, tt := range []struct {
+		name, edits   string
+		calls         string // clearedCalls after the edits
+		applied       int    // edits reported
+		thinkingKept  int
+		refusedByEdit bool // EditContext without a summarizer refuses it
+	}{
+		{"compaction past its trigger", compact, "kkk", 0, 3, true},
+		{"clearing, then compaction", clearAll + "," + clearUses + "," + compact, "cck", 2, 0, true},
+		{"clearing alone", clearUses, "cck", 1, 3, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := []byte(toolSession(3, 4000, `{"edits":[`+tt.edits+`]}`, "Read"))
+			req, err := c.DecodeRequest(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := roughTokens(req)
+			original, e := CountContext(req, ProtocolOpenAIChat, ContextAuto, nil)
+			if e != nil || original == nil {
+				t.Fatalf("CountContext: %v, %v", original, e)
+			}
+			cm := req.ContextManagement
+			if got := clearedCalls(req); got != tt.calls || len(cm.Applied) != tt.applied || cm.Compacted != nil || cm.Raw != nil {
+				t.Errorf("calls %s, applied %+v, compacted %v: want %s and %d edits, no compaction", got, cm.Applied, cm.Compacted, tt.calls, tt.applied)
+			}
+			if n := thinkingBlocks(req); n != tt.thinkingKept {
+				t.Errorf("%d thinking blocks kept, want %d", n, tt.thinkingKept)
+			}
+			if got := clearedCalls(original); got != "kkk" || thinkingBlocks(original) != 3 || roughTokens(original) != full {
+				t.Errorf("the original request was edited: calls %s", got)
+			}
+			// The request itself would have been refused without a
+			// summarizer.
+			again, _ := c.DecodeRequest(body)
+			if e := EditContext(again, ProtocolOpenAIChat, ContextAuto, nil, nil); (e != nil) != tt.refusedByEdit {
+				t.Errorf("EditContext: %v, want refused %v", e, tt.refusedByEdit)
+			}
+		})
+	}
+	// No original where louter applies no edits.
+	for _, tt := range []struct {
+		body    string
+		backend Protocol
+	}{
+		{toolSession(3, 4000, "", "Read"), ProtocolOpenAIChat},
+		{toolSession(3, 4000, `{"edits":[`+clearUses+`]}`, "Read"), ProtocolAnthropic},
+	} {
+		req, _ := c.DecodeRequest([]byte(tt.body))
+		if original, e := CountContext(req, tt.backend, ContextAuto, nil); original != nil || e != nil {
+			t.Errorf("%s backend: original %v, %v; want none", tt.backend, original, e)
+		}
+	}
+}
+
+func thinkingBlocks(req *Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			if p.Type == PartThinking {
+				n++
+			}
+		}
+	}
+	return n
+}

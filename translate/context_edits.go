@@ -150,6 +150,33 @@ func NativeContextEditing(p Protocol) bool {
 // make without summarize), or summarize's failure. A request without
 // context management is left alone.
 func EditContext(req *Request, backend Protocol, mode ContextEditing, count func(*Request) int, summarize Summarizer) *Error {
+	return editContext(req, backend, mode, count, summarize, nil)
+}
+
+// CountContext is EditContext for a token count (Anthropic's
+// count_tokens), which counts the request as the model would see it: the
+// clearing edits are applied, and reported, as for the request itself. A
+// compact_20260112 edit is not: compacting needs a summary by the model,
+// which a count does not ask for, so a request past the edit's trigger is
+// counted uncompacted — the count the compaction would start from — and
+// the edit is neither applied nor refused.
+//
+// original is a copy of req as it was before louter's edits, for the
+// count Anthropic reports next to the edited one (original_input_tokens):
+// nil when louter applies none (the request has no context_management, or
+// the backend applies it itself). The edits copy what they change, so
+// original shares the rest with req.
+func CountContext(req *Request, backend Protocol, mode ContextEditing, count func(*Request) int) (original *Request, err *Error) {
+	if err = editContext(req, backend, mode, count, nil, &original); err != nil {
+		return nil, err
+	}
+	return original, nil
+}
+
+// editContext is EditContext; with snapshot, a count's (CountContext): it
+// sets *snapshot to a copy of req as it is before the edits, when louter
+// applies them, and leaves compaction out.
+func editContext(req *Request, backend Protocol, mode ContextEditing, count func(*Request) int, summarize Summarizer, snapshot **Request) *Error {
 	cm := req.ContextManagement
 	if cm == nil {
 		return nil
@@ -182,6 +209,10 @@ func EditContext(req *Request, backend Protocol, mode ContextEditing, count func
 	if count == nil {
 		count = roughTokens
 	}
+	if snapshot != nil {
+		before := *req
+		*snapshot = &before
+	}
 	cm.Raw, cm.Reported = nil, true
 	for i := range edits {
 		ed := &edits[i]
@@ -193,6 +224,9 @@ func EditContext(req *Request, backend Protocol, mode ContextEditing, count func
 		case EditClearToolUses:
 			applied = clearToolUses(req, ed, count)
 		case EditCompact:
+			if snapshot != nil {
+				continue // CountContext: counted uncompacted
+			}
 			applied, e = compactPolyfill(req, ed, i, count, summarize)
 		}
 		if e != nil {

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/louter/louter/internal/loadbench/harness"
 	"github.com/louter/louter/translate"
@@ -56,21 +61,40 @@ func loadBodies(fixture string) (bodies, error) {
 }
 
 // openAIForm is the OpenAI Chat body louter sends an openai_chat backend
-// for an Anthropic request (translateRequest in caddymodule/handler.go,
-// with the model kept).
+// for an Anthropic request: translated as the handler translates it
+// (translateRequest in caddymodule/handler.go, with the model kept: Claude
+// Code's tool changes applied, its billing line left out), with the
+// prompt_cache_key louter adds for the session in metadata.user_id.
 func openAIForm(anthropic []byte) ([]byte, error) {
 	from, _ := translate.Lookup(translate.ProtocolAnthropic)
 	to, _ := translate.Lookup(translate.ProtocolOpenAIChat)
-	ir, err := from.DecodeRequest(anthropic)
+	model := gjson.GetBytes(anthropic, "model").Str
+	out, _, err := translate.TranslateRequest(anthropic, nil, &translate.RequestRoute{
+		Client: from, Backend: to, Model: model, BackendModel: model,
+		Edit: translate.BackendEdit(false, true),
+	})
 	if err != nil {
 		return nil, err
 	}
-	return to.EncodeRequest(translate.WithBackendToolNames(ir, translate.ToolNaming(translate.ProtocolOpenAIChat, nil)))
+	session := gjson.Get(gjson.GetBytes(anthropic, "metadata.user_id").Str, "session_id").Str
+	if session == "" {
+		return out, nil
+	}
+	return sjson.SetBytes(out, "prompt_cache_key", sessionCacheKey(session))
+}
+
+// sessionCacheKey is the prompt_cache_key louter gives a request translated
+// for an OpenAI backend whose conversation key is Claude Code's session,
+// with no client key table (caddymodule/cache_key.go).
+func sessionCacheKey(session string) string {
+	sum := sha256.Sum256([]byte("\x00session:" + session))
+	return "louter-" + hex.EncodeToString(sum[:16])
 }
 
 // smallRequest is a ~1 KB Anthropic request: a short system prompt, one
-// tool and a question, streamed.
+// tool and a question, streamed, with Claude Code's session metadata.
 const smallRequest = `{"model":"claude-sonnet-4-5","max_tokens":8192,"stream":true,` +
+	`"metadata":{"user_id":"{\"device_id\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"account_uuid\":\"\",\"session_id\":\"00000000-0000-4000-8000-000000000001\"}"},` +
 	`"system":[{"type":"text","text":"You are a coding assistant working in a Go repository. Answer briefly and use the tools when you need to run something."}],` +
 	`"tools":[{"name":"Bash","description":"Runs a shell command in the repository and returns its output.","input_schema":{"type":"object","properties":{"command":{"type":"string","description":"The command to run"},"description":{"type":"string","description":"What the command does, in a few words"},"timeout":{"type":"number","description":"Timeout in milliseconds"}},"required":["command"],"additionalProperties":false}}],` +
 	`"messages":[{"role":"user","content":[{"type":"text","text":"The tests of the translate and stream packages fail since the last change to the OpenAI Chat codec. Run them with the race detector and tell me which test fails first and why. Do not change any file yet; I want to read the failure first."}]}]}`

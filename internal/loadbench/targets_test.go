@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/internal/testcaddy"
+	"github.com/louter/louter/translate"
 )
 
 // TestBodies checks the requests the targets send: Caddy's OpenAI forms
@@ -39,6 +45,69 @@ func TestBodies(t *testing.T) {
 			}
 			if o.Get("messages.#").Int() < 2 {
 				t.Errorf("OpenAI form has %d messages", o.Get("messages.#").Int())
+			}
+		})
+	}
+}
+
+// TestBodiesAreLoutersBackendRequests sends the Anthropic bodies through
+// louter to the mock and checks that the OpenAI forms the Caddy baselines
+// carry are, byte for byte, what louter sent the backend: the tool changes
+// applied (ToolSearch's tool_reference loads the deferred MCP tool; the
+// placeholder nobody loads is left out) and the prompt_cache_key of the
+// session in metadata.user_id.
+func TestBodiesAreLoutersBackendRequests(t *testing.T) {
+	b, err := loadBodies("../../testdata/bench/claude_code_100k.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports := testcaddy.Start(t, `
+:{PORT0} {
+	bind 127.0.0.1
+	`+louterSite(translate.ProtocolOpenAIChat, "127.0.0.1:{PORT1}")+`
+}
+:{PORT1} {
+	bind 127.0.0.1
+	louter_mock
+}
+`)
+	for _, tt := range []struct {
+		name              string
+		anthropic, openai []byte
+	}{
+		{"big", b.bigAnthropic, b.bigOpenAI},
+		{"small", b.smallAnthropic, b.smallOpenAI},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodDelete, testcaddy.URL(ports[1])+"/_mock/requests", nil)
+			if resp, err := testcaddy.Client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+			resp, err := testcaddy.Client.Post(testcaddy.URL(ports[0])+"/v1/messages", "application/json", bytes.NewReader(tt.anthropic))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("louter answered %d", resp.StatusCode)
+			}
+			resp, err = testcaddy.Client.Get(testcaddy.URL(ports[1]) + "/_mock/requests")
+			if err != nil {
+				t.Fatal(err)
+			}
+			journal, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			sent := gjson.GetBytes(journal, "0.body").Raw
+			if sent != string(tt.openai) {
+				t.Errorf("louter sent the backend %d bytes, the baseline carries %d; they differ:\nlouter:   %.300s\nbaseline: %.300s", len(sent), len(tt.openai), sent, tt.openai)
+			}
+			o := gjson.ParseBytes(tt.openai)
+			if !strings.HasPrefix(o.Get("prompt_cache_key").Str, "louter-") {
+				t.Errorf("no prompt_cache_key: %q", o.Get("prompt_cache_key").Str)
+			}
+			if tt.name == "big" && (!o.Get(`tools.#(function.name=="mcp__tickets__lookup_ticket")`).Exists() || o.Get(`tools.#(function.name=="DeferredToolPlaceholder")`).Exists()) {
+				t.Errorf("tools = %s, want the MCP tool ToolSearch loaded and not the placeholder", o.Get("tools.#.function.name").Raw)
 			}
 		})
 	}
