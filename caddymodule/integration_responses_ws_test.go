@@ -120,7 +120,8 @@ func TestIntegrationResponsesWebSocket(t *testing.T) {
 		// Lanes (stream_id) and background are refused by name; the
 		// socket stays open.
 		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"resp-via-openai-1","stream_id":"lane-2","input":"x"}`)
-		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 || !strings.HasPrefix(evs[0].Get("error.message").Str, "louter: stream_id: ") {
+		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 || !strings.HasPrefix(evs[0].Get("error.message").Str, "louter: stream_id: ") ||
+			evs[0].Get("stream_id").Str != "lane-2" {
 			t.Errorf("stream_id: %s", evs[0].Raw)
 		}
 		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"resp-native-1","background":true,"input":"x"}`)
@@ -152,4 +153,33 @@ func TestIntegrationResponsesWebSocketOff(t *testing.T) {
 	if resp.StatusCode != http.StatusUpgradeRequired || gjson.GetBytes(raw, "error.code").Str != "websocket_disabled" {
 		t.Errorf("refusal: %d %s", resp.StatusCode, raw)
 	}
+}
+
+// TestIntegrationResponsesWebSocketCancel: Codex 0.169 has no cancel
+// frame; it stops a turn by dropping the socket. A socket closed in the
+// middle of a turn cancels that turn's backend request.
+func TestIntegrationResponsesWebSocketCancel(t *testing.T) {
+	e := startResponsesEnv(t)
+	e.clearJournals()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dialResponses(t, ctx, e, "slow")
+	defer c.CloseNow()
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"response.create","model":"resp-via-anthropic-1","store":false,"input":"hello"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, first, err := c.Read(ctx); err != nil || gjson.GetBytes(first, "type").Str != "response.created" {
+		t.Fatalf("first frame: %s, %v", first, err)
+	}
+	_ = c.CloseNow()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, r := range e.backendRequests() {
+			if r.Get("cancelled").Bool() {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("closing the socket did not cancel the turn's backend request")
 }
