@@ -77,6 +77,11 @@ type StoredResponses struct {
 	// at once; past it, 429. Default: 4.
 	BackgroundMaxPerClient int `json:"background_max_per_client,omitempty"`
 
+	// The most background responses this instance runs at once, all
+	// clients together (without a key table every credential is a client
+	// of its own); past it, 429. Default: 64.
+	BackgroundMax int `json:"background_max,omitempty"`
+
 	// The longest a background response may run; past it, it is stored
 	// "failed". Default: 10m.
 	BackgroundTimeout caddy.Duration `json:"background_timeout,omitempty"`
@@ -90,7 +95,8 @@ type stateStore struct {
 	wsMaxAge  time.Duration
 	wsBytes   int64
 	bg        backgroundRuns // stateful_background.go
-	bgMax     int
+	bgMax     int            // per client
+	bgTotal   int
 	bgTimeout time.Duration
 	release   func()
 	logger    *zap.Logger
@@ -118,7 +124,7 @@ func (l *Louter) provisionState() error {
 	if c.WebSocket != "" && c.WebSocket != "on" && c.WebSocket != "off" {
 		return fmt.Errorf("stored_responses: websocket must be on or off, not %q", c.WebSocket)
 	}
-	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 || c.BackgroundMaxPerClient < 0 || c.BackgroundTimeout < 0 {
+	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 || c.BackgroundMaxPerClient < 0 || c.BackgroundMax < 0 || c.BackgroundTimeout < 0 {
 		return errors.New("stored_responses: limits must not be negative")
 	}
 	s := &stateStore{
@@ -127,11 +133,15 @@ func (l *Louter) provisionState() error {
 		wsMaxAge:  time.Duration(c.WebSocketMaxAge),
 		wsBytes:   c.WebSocketMaxBytes,
 		bgMax:     c.BackgroundMaxPerClient,
+		bgTotal:   c.BackgroundMax,
 		bgTimeout: time.Duration(c.BackgroundTimeout),
 		logger:    l.logger,
 	}
 	if s.bgMax == 0 {
 		s.bgMax = 4
+	}
+	if s.bgTotal == 0 {
+		s.bgTotal = 64
 	}
 	if s.bgTimeout == 0 {
 		s.bgTimeout = 10 * time.Minute

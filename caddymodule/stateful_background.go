@@ -38,8 +38,8 @@ import (
 //     cancels the backend request (on the instance running it) and stores
 //     the response "cancelled"; a result that arrives after that is
 //     dropped;
-//   - a client runs at most background_max_per_client turns at once; past
-//     it, 429.
+//   - a client runs at most background_max_per_client turns at once, and
+//     the instance at most background_max; past them, 429.
 //
 // A Responses backend gets the turn as an ordinary request (louter runs it
 // in the background, not the backend). stream with background (a stream
@@ -56,10 +56,12 @@ type backgroundRuns struct {
 	running map[string]int                // per owner
 }
 
-func (b *backgroundRuns) start(owner, id string, max int, cancel context.CancelFunc) bool {
+// start registers a turn, unless owner already runs max or the process
+// total.
+func (b *backgroundRuns) start(owner, id string, max, total int, cancel context.CancelFunc) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.running[owner] >= max {
+	if b.running[owner] >= max || len(b.cancels) >= total {
 		return false
 	}
 	if b.cancels == nil {
@@ -141,10 +143,10 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(r.Context()), bgIDKey{}, id), s.bgTimeout)
-	if !s.bg.start(owner, id, s.bgMax, cancel) {
+	if !s.bg.start(owner, id, s.bgMax, s.bgTotal, cancel) {
 		cancel()
 		return l.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Param: "background",
-			Message: fmt.Sprintf("louter: this client already runs %d background responses (background_max_per_client); wait for one to end", s.bgMax)})
+			Message: fmt.Sprintf("louter: too many background responses run at once (at most %d per client, background_max_per_client, and %d in all, background_max); wait for one to end", s.bgMax, s.bgTotal)})
 	}
 	queued := []byte(`{"id":` + strconv.Quote(id) + `,"object":"response","created_at":` + strconv.FormatInt(time.Now().Unix(), 10) +
 		`,"status":"queued","background":true,"error":null,"incomplete_details":null,"model":` + strconv.Quote(res[0].Str) +

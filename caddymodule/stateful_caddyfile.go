@@ -16,6 +16,7 @@ import (
 //		websocket_max_age   <duration>
 //		websocket_max_bytes <size>
 //		background_max_per_client <n>
+//		background_max      <n>
 //		background_timeout  <duration>
 //	}
 func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
@@ -49,12 +50,16 @@ func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
 			} else {
 				c.WebSocketMaxBytes = n
 			}
-		case "background_max_per_client":
+		case "background_max_per_client", "background_max":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
 				return d.Errf("invalid %s %q: a positive integer", opt, v)
 			}
-			c.BackgroundMaxPerClient = n
+			if opt == "background_max" {
+				c.BackgroundMax = n
+			} else {
+				c.BackgroundMaxPerClient = n
+			}
 		case "ttl", "websocket_max_age", "background_timeout":
 			dur, err := caddy.ParseDuration(v)
 			if err != nil || dur <= 0 {

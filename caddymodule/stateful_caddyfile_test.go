@@ -20,6 +20,7 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 			websocket_max_age 30m
 			websocket_max_bytes 8MiB
 			background_max_per_client 2
+			background_max 10
 			background_timeout 5m
 		}
 	}`))
@@ -28,7 +29,7 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 	}
 	want := StoredResponses{MaxStoredBytes: 64 << 20, TTL: caddy.Duration(6 * time.Hour), WebSocket: "off",
 		WebSocketMaxAge: caddy.Duration(30 * time.Minute), WebSocketMaxBytes: 8 << 20,
-		BackgroundMaxPerClient: 2, BackgroundTimeout: caddy.Duration(5 * time.Minute)}
+		BackgroundMaxPerClient: 2, BackgroundMax: 10, BackgroundTimeout: caddy.Duration(5 * time.Minute)}
 	if l.State == nil || *l.State != want {
 		t.Errorf("stored_responses = %+v, want %+v", l.State, want)
 	}
