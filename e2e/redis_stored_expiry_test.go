@@ -21,26 +21,26 @@ import (
 	"github.com/louter/louter/internal/testredis"
 )
 
-func TestTwoCaddyInstancesStoredExpiryAndEviction(t *testing.T) {
-	srv := testredis.Start(t)
-	rc := srv.Client(t)
-	ctx := context.Background()
+// storedPair starts two Caddy processes sharing srv (storedInstanceConfig)
+// and returns their ports (louter, mock, louter, mock) and a client call
+// as alice with the mock scenario.
+func storedPair(t *testing.T, srv *testredis.Server, name string) ([]int, func(method string, port int, path, body, scenario string) (int, gjson.Result)) {
 	ports := testcaddy.FreePorts(t, 4)
 	for i := range 2 {
 		startCaddyProcess(t, strings.NewReplacer(
 			"{REDIS}", srv.Addr, "{ALICE}", sha256Hex("alice-key"), "{MALLORY}", sha256Hex("mallory-key"),
-			"{PORT}", fmt.Sprint(ports[2*i]), "{MOCK}", fmt.Sprint(ports[2*i+1]), "{NAME}", fmt.Sprintf("expiry-%d", i),
+			"{PORT}", fmt.Sprint(ports[2*i]), "{MOCK}", fmt.Sprint(ports[2*i+1]), "{NAME}", fmt.Sprintf("%s-%d", name, i),
 		).Replace(storedInstanceConfig))
 	}
 	for _, p := range ports {
 		testcaddy.WaitListening(t, p)
 	}
-	do := func(method string, port int, path, body string) (int, gjson.Result) {
+	return ports, func(method string, port int, path, body, scenario string) (int, gjson.Result) {
 		t.Helper()
 		req, _ := http.NewRequest(method, testcaddy.URL(port)+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer alice-key")
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Mock-Scenario", "echo")
+		req.Header.Set("X-Mock-Scenario", scenario)
 		resp, err := testcaddy.Client.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -48,6 +48,17 @@ func TestTwoCaddyInstancesStoredExpiryAndEviction(t *testing.T) {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, gjson.ParseBytes(raw)
+	}
+}
+
+func TestTwoCaddyInstancesStoredExpiryAndEviction(t *testing.T) {
+	srv := testredis.Start(t)
+	rc := srv.Client(t)
+	ctx := context.Background()
+	ports, call := storedPair(t, srv, "expiry")
+	do := func(method string, port int, path, body string) (int, gjson.Result) {
+		t.Helper()
+		return call(method, port, path, body, "echo")
 	}
 	turn := func(port int, prev, input string) (int, gjson.Result) {
 		body := fmt.Sprintf(`{"model":"m","input":%q}`, input)
@@ -152,5 +163,61 @@ func TestTwoCaddyInstancesStoredExpiryAndEviction(t *testing.T) {
 	}
 	if status, got := do("GET", a, "/v1/responses/"+ids[59], ""); status != 200 || !strings.Contains(got.Raw, "evict-59") {
 		t.Errorf("the latest turn (stored by b) read on a: %d", status)
+	}
+}
+
+// TestTwoCaddyInstancesBackground: a background response started on one
+// instance is polled on the other; one cancelled on the other instance
+// stays cancelled when the first instance's turn ends (its result is
+// dropped).
+func TestTwoCaddyInstancesBackground(t *testing.T) {
+	srv := testredis.Start(t)
+	ports, call := storedPair(t, srv, "background")
+	a, b := ports[0], ports[2]
+	poll := func(port int, id string) gjson.Result {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			status, got := call("GET", port, "/v1/responses/"+id, "", "echo")
+			if status != 200 {
+				t.Fatalf("GET %s on :%d: %d %s", id, port, status, got.Raw)
+			}
+			if s := got.Get("status").Str; s != "queued" && s != "in_progress" {
+				return got
+			}
+		}
+		t.Fatalf("%s still running", id)
+		return gjson.Result{}
+	}
+	status, q := call("POST", a, "/v1/responses", `{"model":"m","input":"bg-on-a","background":true}`, "echo")
+	if status != 200 || q.Get("status").Str != "queued" {
+		t.Fatalf("background on a: %d %s", status, q.Raw)
+	}
+	if got := poll(b, q.Get("id").Str); got.Get("status").Str != "completed" || got.Get("output.0.content.0.text").Str != "bg-on-a" {
+		t.Errorf("polled on b: %s", got.Raw)
+	}
+
+	// How long a slow turn takes, in the foreground.
+	start := time.Now()
+	if status, got := call("POST", b, "/v1/responses", `{"model":"m","input":"slow","store":false}`, "slow"); status != 200 {
+		t.Fatalf("slow turn: %d %s", status, got.Raw)
+	}
+	slow := time.Since(start)
+
+	status, q = call("POST", a, "/v1/responses", `{"model":"m","input":"slow-on-a","background":true}`, "slow")
+	if status != 200 {
+		t.Fatalf("slow background on a: %d %s", status, q.Raw)
+	}
+	id := q.Get("id").Str
+	if status, got := call("POST", b, "/v1/responses/"+id+"/cancel", "", "echo"); status != 200 || got.Get("status").Str != "cancelled" {
+		t.Fatalf("cancel on b: %d %s", status, got.Raw)
+	}
+	// Instance a's backend request runs to its end (b cannot reach it);
+	// its result is not stored.
+	time.Sleep(slow + 500*time.Millisecond)
+	if journal := mockJournal(t, ports[1]).Array(); len(journal) != 2 || journal[1].Get("cancelled").Bool() {
+		t.Errorf("instance a's backend requests: %v", journal)
+	}
+	if got := poll(a, id); got.Get("status").Str != "cancelled" {
+		t.Errorf("after instance a's turn ended: %s", got.Raw)
 	}
 }
