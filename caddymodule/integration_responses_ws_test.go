@@ -173,16 +173,9 @@ func TestIntegrationResponsesWebSocketCancel(t *testing.T) {
 		t.Fatalf("first frame: %s, %v", first, err)
 	}
 	_ = c.CloseNow()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, r := range e.backendRequests() {
-			if r.Get("cancelled").Bool() {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !e.waitCancelled(1) {
+		t.Fatal("closing the socket did not cancel the turn's backend request")
 	}
-	t.Fatal("closing the socket did not cancel the turn's backend request")
 }
 
 // TestIntegrationResponsesWebSocketHeldFlat: one socket held open for 200

@@ -104,21 +104,8 @@ func TestResponsesBackground(t *testing.T) {
 		}
 		// The backend requests were cancelled, and the responses stay
 		// cancelled.
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			n := 0
-			for _, r := range e.backendRequests() {
-				if r.Get("cancelled").Bool() {
-					n++
-				}
-			}
-			if n >= len(ids) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d of %d backend requests cancelled", n, len(ids))
-			}
-			time.Sleep(50 * time.Millisecond)
+		if !e.waitCancelled(len(ids)) {
+			t.Fatalf("the %d backend requests were not cancelled", len(ids))
 		}
 		time.Sleep(100 * time.Millisecond)
 		for _, id := range ids {

@@ -23,8 +23,8 @@ import (
 
 // storedPair starts two Caddy processes sharing srv (storedInstanceConfig)
 // and returns their ports (louter, mock, louter, mock) and a client call
-// as alice with the mock scenario.
-func storedPair(t *testing.T, srv *testredis.Server, name string) ([]int, func(method string, port int, path, body, scenario string) (int, gjson.Result)) {
+// with a key (both APIs take it as a bearer token) and a mock scenario.
+func storedPair(t *testing.T, srv *testredis.Server, name string) ([]int, func(method string, port int, path, key, body, scenario string) (int, gjson.Result)) {
 	ports := testcaddy.FreePorts(t, 4)
 	for i := range 2 {
 		startCaddyProcess(t, strings.NewReplacer(
@@ -35,10 +35,10 @@ func storedPair(t *testing.T, srv *testredis.Server, name string) ([]int, func(m
 	for _, p := range ports {
 		testcaddy.WaitListening(t, p)
 	}
-	return ports, func(method string, port int, path, body, scenario string) (int, gjson.Result) {
+	return ports, func(method string, port int, path, key, body, scenario string) (int, gjson.Result) {
 		t.Helper()
 		req, _ := http.NewRequest(method, testcaddy.URL(port)+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer alice-key")
+		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Mock-Scenario", scenario)
 		resp, err := testcaddy.Client.Do(req)
@@ -58,7 +58,7 @@ func TestTwoCaddyInstancesStoredExpiryAndEviction(t *testing.T) {
 	ports, call := storedPair(t, srv, "expiry")
 	do := func(method string, port int, path, body string) (int, gjson.Result) {
 		t.Helper()
-		return call(method, port, path, body, "echo")
+		return call(method, port, path, "alice-key", body, "echo")
 	}
 	turn := func(port int, prev, input string) (int, gjson.Result) {
 		body := fmt.Sprintf(`{"model":"m","input":%q}`, input)
@@ -177,7 +177,7 @@ func TestTwoCaddyInstancesBackground(t *testing.T) {
 	poll := func(port int, id string) gjson.Result {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			status, got := call("GET", port, "/v1/responses/"+id, "", "echo")
+			status, got := call("GET", port, "/v1/responses/"+id, "alice-key", "", "echo")
 			if status != 200 {
 				t.Fatalf("GET %s on :%d: %d %s", id, port, status, got.Raw)
 			}
@@ -188,7 +188,7 @@ func TestTwoCaddyInstancesBackground(t *testing.T) {
 		t.Fatalf("%s still running", id)
 		return gjson.Result{}
 	}
-	status, q := call("POST", a, "/v1/responses", `{"model":"m","input":"bg-on-a","background":true}`, "echo")
+	status, q := call("POST", a, "/v1/responses", "alice-key", `{"model":"m","input":"bg-on-a","background":true}`, "echo")
 	if status != 200 || q.Get("status").Str != "queued" {
 		t.Fatalf("background on a: %d %s", status, q.Raw)
 	}
@@ -198,17 +198,17 @@ func TestTwoCaddyInstancesBackground(t *testing.T) {
 
 	// How long a slow turn takes, in the foreground.
 	start := time.Now()
-	if status, got := call("POST", b, "/v1/responses", `{"model":"m","input":"slow","store":false}`, "slow"); status != 200 {
+	if status, got := call("POST", b, "/v1/responses", "alice-key", `{"model":"m","input":"slow","store":false}`, "slow"); status != 200 {
 		t.Fatalf("slow turn: %d %s", status, got.Raw)
 	}
 	slow := time.Since(start)
 
-	status, q = call("POST", a, "/v1/responses", `{"model":"m","input":"slow-on-a","background":true}`, "slow")
+	status, q = call("POST", a, "/v1/responses", "alice-key", `{"model":"m","input":"slow-on-a","background":true}`, "slow")
 	if status != 200 {
 		t.Fatalf("slow background on a: %d %s", status, q.Raw)
 	}
 	id := q.Get("id").Str
-	if status, got := call("POST", b, "/v1/responses/"+id+"/cancel", "", "echo"); status != 200 || got.Get("status").Str != "cancelled" {
+	if status, got := call("POST", b, "/v1/responses/"+id+"/cancel", "alice-key", "", "echo"); status != 200 || got.Get("status").Str != "cancelled" {
 		t.Fatalf("cancel on b: %d %s", status, got.Raw)
 	}
 	// Instance a's backend request runs to its end (b cannot reach it);
