@@ -186,8 +186,10 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 	go func() {
 		defer s.bg.done(owner, id)
 		defer cancel()
-		inProgress, _ := sjson.SetBytes(queued, "status", "in_progress")
-		_ = put(ctx, inProgress)
+		if ctx.Err() == nil && !s.cancelledBackground(ctx, owner, id, api) {
+			inProgress, _ := sjson.SetBytes(queued, "status", "in_progress")
+			_ = put(ctx, inProgress)
+		}
 		if err := l.serveChat(out, r2, classifyRequest(r2), nopNext); err != nil {
 			l.logger.Debug("background response failed", zap.String("id", id), zap.Error(err))
 		}
@@ -202,9 +204,14 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 		default:
 			return
 		}
-		failed, _ := sjson.SetBytes(st.Response, "status", "failed")
-		failed, _ = sjson.SetRawBytes(failed, "error", out.errorObject(ctx.Err()))
-		_ = put(context.WithoutCancel(ctx), failed)
+		end, _ := sjson.SetBytes(st.Response, "status", "failed")
+		end, _ = sjson.SetRawBytes(end, "error", out.errorObject(ctx.Err()))
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// Only a cancel cancels ctx before this point: its status
+			// was overwritten by the in_progress one above, in a race.
+			end, _ = sjson.SetBytes(st.Response, "status", "cancelled")
+		}
+		_ = put(context.WithoutCancel(ctx), end)
 	}()
 	return writeRawJSON(w, http.StatusOK, queued)
 }
