@@ -94,6 +94,9 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 	if turn, te := l.continueState(r, ep, body); te != nil {
 		return l.reject(w, client, te)
 	} else if turn != nil {
+		if turn.detach {
+			return l.runBackground(w, r, ep.protocol, client, body) // stateful_background.go
+		}
 		body = turn.body
 		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())

@@ -159,43 +159,59 @@ func TestInteractionsStoredSignatures(t *testing.T) {
 	}
 }
 
-// TestInteractionsStoredLongChain: 200 interactions, each continuing the
-// last with one new step, in a store bounded to 600 KB. Each turn is kept
-// once (its own steps, not the chain's), so the whole conversation fits
-// and turn 200's backend request carries all 200 inputs; a store that kept
-// each turn's whole history would need about 200²/2 turns' worth and evict
-// the chain's start.
-func TestInteractionsStoredLongChain(t *testing.T) {
-	e := startStoredEnv(t, "max_stored_bytes 600KB")
-	const turns = 200
-	prev := ""
-	for i := range turns {
-		body := fmt.Sprintf(`{"model":"m","input":"turn-%03d %s"`, i, strings.Repeat("x", 500))
-		if prev != "" {
-			body += fmt.Sprintf(`,"previous_interaction_id":%q`, prev)
-		}
-		if i == turns-1 {
-			e.clearJournals()
-		}
-		resp := post(t, e.louter+"/v1beta/interactions", body+"}", "X-Goog-Api-Key", "chain-key", "X-Mock-Scenario", "echo")
-		got, _ := io.ReadAll(resp.Body)
-		prev = gjson.GetBytes(got, "id").Str
-		if resp.StatusCode != 200 || prev == "" {
-			t.Fatalf("turn %d: %d %s", i, resp.StatusCode, got)
-		}
-	}
-	last := e.onlyBackendRequest().Get("body").Raw
-	for _, want := range []string{"turn-000", "turn-100"} {
-		if strings.Count(last, want) < 2 {
-			t.Errorf("turn 200's backend request lacks %s, asked and answered", want)
-		}
-	}
-	if !strings.Contains(last, "turn-199") {
-		t.Error("turn 200's backend request lacks its own input")
-	}
-	// GET returns one turn's steps, whatever the chain's length.
-	if status, got := interactionsGet(t, e, prev, "chain-key"); status != 200 || len(got.Get("steps").Array()) != 2 {
-		t.Errorf("GET turn 200: %d, %d steps", status, len(got.Get("steps").Array()))
+// TestStoredLongChain: 200 turns, each continuing the last with one new
+// input, in a store bounded to 600 KB, for the Responses API and the
+// Interactions API. Each turn is kept once (its own items, not the
+// chain's), so the whole conversation fits and turn 200's backend request
+// carries all 200 inputs; a store that kept each turn's whole history
+// would need about 200²/2 turns' worth and evict the chain's start.
+func TestStoredLongChain(t *testing.T) {
+	for _, api := range []struct {
+		name, path, prevField string
+		auth                  [2]string
+		steps                 string // where GET finds one turn's items
+		wantSteps             int
+	}{
+		{"responses", "/v1/responses", "previous_response_id", [2]string{"Authorization", "Bearer chain-key"}, "output", 1},
+		{"interactions", "/v1beta/interactions", "previous_interaction_id", [2]string{"X-Goog-Api-Key", "chain-key"}, "steps", 2},
+	} {
+		t.Run(api.name, func(t *testing.T) {
+			e := startStoredEnv(t, "max_stored_bytes 600KB")
+			const turns = 200
+			prev := ""
+			for i := range turns {
+				body := fmt.Sprintf(`{"model":"m","input":"turn-%03d %s"`, i, strings.Repeat("x", 500))
+				if prev != "" {
+					body += fmt.Sprintf(`,%q:%q`, api.prevField, prev)
+				}
+				if i == turns-1 {
+					e.clearJournals()
+				}
+				resp := post(t, e.louter+api.path, body+"}", api.auth[0], api.auth[1], "X-Mock-Scenario", "echo")
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				prev = gjson.GetBytes(got, "id").Str
+				if resp.StatusCode != 200 || prev == "" {
+					t.Fatalf("turn %d: %d %s", i, resp.StatusCode, got)
+				}
+			}
+			last := e.onlyBackendRequest().Get("body").Raw
+			for _, want := range []string{"turn-000", "turn-100"} {
+				if strings.Count(last, want) < 2 {
+					t.Errorf("turn 200's backend request lacks %s, asked and answered", want)
+				}
+			}
+			if !strings.Contains(last, "turn-199") {
+				t.Error("turn 200's backend request lacks its own input")
+			}
+			// GET returns one turn's items, whatever the chain's length.
+			resp := getURL(t, e.louter+api.path+"/"+prev, api.auth[0], api.auth[1])
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if n := len(gjson.GetBytes(got, api.steps).Array()); resp.StatusCode != 200 || n != api.wantSteps || strings.Contains(string(got), "turn-000") {
+				t.Errorf("GET turn 200: %d, %d %s: %.300s", resp.StatusCode, n, api.steps, got)
+			}
+		})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +121,8 @@ func TestIntegrationResponsesWebSocket(t *testing.T) {
 		// Lanes (stream_id) and background are refused by name; the
 		// socket stays open.
 		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"resp-via-openai-1","stream_id":"lane-2","input":"x"}`)
-		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 || !strings.HasPrefix(evs[0].Get("error.message").Str, "louter: stream_id: ") {
+		if evs[0].Get("type").Str != "error" || evs[0].Get("status").Int() != 400 || !strings.HasPrefix(evs[0].Get("error.message").Str, "louter: stream_id: ") ||
+			evs[0].Get("stream_id").Str != "lane-2" {
 			t.Errorf("stream_id: %s", evs[0].Raw)
 		}
 		evs = wsTurn(t, ctx, c, `{"type":"response.create","model":"resp-native-1","background":true,"input":"x"}`)
@@ -151,5 +153,91 @@ func TestIntegrationResponsesWebSocketOff(t *testing.T) {
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusUpgradeRequired || gjson.GetBytes(raw, "error.code").Str != "websocket_disabled" {
 		t.Errorf("refusal: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// TestIntegrationResponsesWebSocketCancel: Codex 0.169 has no cancel
+// frame; it stops a turn by dropping the socket. A socket closed in the
+// middle of a turn cancels that turn's backend request.
+func TestIntegrationResponsesWebSocketCancel(t *testing.T) {
+	e := startResponsesEnv(t)
+	e.clearJournals()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dialResponses(t, ctx, e, "slow")
+	defer c.CloseNow()
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"response.create","model":"resp-via-anthropic-1","store":false,"input":"hello"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, first, err := c.Read(ctx); err != nil || gjson.GetBytes(first, "type").Str != "response.created" {
+		t.Fatalf("first frame: %s, %v", first, err)
+	}
+	_ = c.CloseNow()
+	if !e.waitCancelled(1) {
+		t.Fatal("closing the socket did not cancel the turn's backend request")
+	}
+}
+
+// TestIntegrationResponsesWebSocketHeldFlat: one socket held open for 200
+// turns of 10 KB (thousands of events) with store false, chained four at a
+// time as Codex chains a turn's requests, keeps only websocket_max_bytes
+// of its turns: the oldest is evicted (continuing it is
+// previous_response_not_found), the latest continues, and the process's
+// heap after the first 50 turns does not grow with the next 150.
+func TestIntegrationResponsesWebSocketHeldFlat(t *testing.T) {
+	e := startStoredEnv(t, "websocket_max_bytes 256KB")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	h := http.Header{}
+	h.Set("Authorization", "Bearer sk-ws-held")
+	h.Set("X-Mock-Scenario", "echo")
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.louter, "http")+"/v1/responses", &websocket.DialOptions{HTTPHeader: h, HTTPClient: testcaddy.Client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 20)
+	heap := func() uint64 {
+		e.clearJournals() // the mock's journal holds every backend request
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	big := strings.Repeat("z", 10<<10)
+	var first, prev string
+	var events int
+	var at50 uint64
+	for i := range 200 {
+		frame := fmt.Sprintf(`{"type":"response.create","model":"m","store":false,"input":"held-%03d %s"}`, i, big)
+		if i%4 != 0 {
+			frame = fmt.Sprintf(`{"type":"response.create","model":"m","store":false,"previous_response_id":%q,"input":"held-%03d %s"}`, prev, i, big)
+		}
+		evs := wsTurn(t, ctx, c, frame)
+		final := evs[len(evs)-1]
+		if final.Get("type").Str != "response.completed" {
+			t.Fatalf("turn %d: %s", i, final.Raw)
+		}
+		events += len(evs)
+		prev = final.Get("response.id").Str
+		if i == 0 {
+			first = prev
+		}
+		if i == 49 {
+			at50 = heap()
+		}
+	}
+	at200 := heap()
+	t.Logf("%d events on one socket; heap after 50 turns %d KB, after 200 %d KB", events, at50>>10, at200>>10)
+	if at200 > at50+2<<20 {
+		t.Errorf("the heap grew by %d KB over 150 turns on a held socket; the session is bounded to 256 KB", (at200-at50)>>10)
+	}
+	evs := wsTurn(t, ctx, c, fmt.Sprintf(`{"type":"response.create","model":"m","store":false,"previous_response_id":%q,"input":"x"}`, first))
+	if evs[0].Get("error.code").Str != "previous_response_not_found" {
+		t.Errorf("the socket's first turn is still held past websocket_max_bytes: %s", evs[len(evs)-1].Raw)
+	}
+	evs = wsTurn(t, ctx, c, fmt.Sprintf(`{"type":"response.create","model":"m","store":false,"previous_response_id":%q,"input":"last"}`, prev))
+	if evs[len(evs)-1].Get("type").Str != "response.completed" {
+		t.Errorf("the latest turn does not continue: %s", evs[len(evs)-1].Raw)
 	}
 }

@@ -116,18 +116,3 @@ func TestResponsesInlineCompaction(t *testing.T) {
 		t.Errorf("threshold 10: %v", err)
 	}
 }
-
-// TestResponsesBackgroundRefused: background:true is a 400 naming it on
-// every backend, a Responses backend (passthrough) included, whose
-// "queued" answer the client could not poll through louter.
-func TestResponsesBackgroundRefused(t *testing.T) {
-	e := startResponsesEnv(t)
-	for _, model := range []string{"resp-native-1", "resp-via-openai-1"} {
-		e.clearJournals()
-		_, err := callResponses(e, "text", false, rawParams(fmt.Sprintf(`{"model":%q,"input":"hi","background":true}`, model)))
-		var ae *openai.Error
-		if !errors.As(err, &ae) || ae.StatusCode != 400 || ae.Param != "background" || len(e.backendRequests()) != 0 {
-			t.Errorf("%s: %v", model, err)
-		}
-	}
-}

@@ -157,9 +157,13 @@ func (l *Louter) serveFrame(ctx context.Context, r *http.Request, sess *wsSessio
 	}
 	if sid := gjson.GetBytes(data, "stream_id"); sid.Exists() && sid.Type != gjson.Null && sid.Str != "" {
 		// Lanes are not served: a frame's lane would run in turn with
-		// the others and its events would not echo it. Codex 0.169 sends
-		// no stream_id.
-		out.errorFrame(http.StatusBadRequest, "invalid_request_error", "louter: stream_id: lanes are not supported; this socket runs one response at a time, in order; send response.create without stream_id, or open another socket")
+		// the others. Codex 0.169 sends no stream_id (its frames are
+		// recorded by e2e's TestCodexWebSocketFrames). The refusal echoes
+		// the lane, as every event of a lane does, so a client waiting on
+		// that lane gets it.
+		b := errorFrameJSON(http.StatusBadRequest, "invalid_request_error", "louter: stream_id: lanes are not supported; this socket runs one response at a time, in order; send response.create without stream_id, or open another socket")
+		b, _ = sjson.SetBytes(b, "stream_id", sid.Str)
+		out.frame(b)
 		return
 	}
 	body, _ := sjson.DeleteBytes(data, "type")
@@ -298,13 +302,18 @@ func (w *wsEventWriter) end() {
 }
 
 func (w *wsEventWriter) errorFrame(status int, typ, msg string) {
+	w.frame(errorFrameJSON(status, typ, msg))
+}
+
+// errorFrameJSON is an error frame: {"type":"error","status":N,"error":{…}}.
+func errorFrameJSON(status int, typ, msg string) []byte {
 	b := []byte(`{"type":"error","status":`)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, `,"error":{"type":`...)
 	b = strconv.AppendQuote(b, typ)
 	b = append(b, `,"message":`...)
 	b = strconv.AppendQuote(b, msg)
-	w.frame(append(b, "}}"...))
+	return append(b, "}}"...)
 }
 
 func (w *wsEventWriter) frame(p []byte) {

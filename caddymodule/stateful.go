@@ -72,6 +72,19 @@ type StoredResponses struct {
 	// sent with store false, which previous_response_id may still name
 	// on the same socket). Default: 32 MiB.
 	WebSocketMaxBytes int64 `json:"websocket_max_bytes,omitempty"`
+
+	// The most background responses (background: true) one client runs
+	// at once; past it, 429. Default: 4.
+	BackgroundMaxPerClient int `json:"background_max_per_client,omitempty"`
+
+	// The most background responses this instance runs at once, all
+	// clients together (without a key table every credential is a client
+	// of its own); past it, 429. Default: 64.
+	BackgroundMax int `json:"background_max,omitempty"`
+
+	// The longest a background response may run; past it, it is stored
+	// "failed". Default: 10m.
+	BackgroundTimeout caddy.Duration `json:"background_timeout,omitempty"`
 }
 
 // stateStore is the provisioned configuration.
@@ -81,6 +94,10 @@ type stateStore struct {
 	websocket bool
 	wsMaxAge  time.Duration
 	wsBytes   int64
+	bg        backgroundRuns // stateful_background.go
+	bgMax     int            // per client
+	bgTotal   int
+	bgTimeout time.Duration
 	release   func()
 	logger    *zap.Logger
 }
@@ -107,7 +124,7 @@ func (l *Louter) provisionState() error {
 	if c.WebSocket != "" && c.WebSocket != "on" && c.WebSocket != "off" {
 		return fmt.Errorf("stored_responses: websocket must be on or off, not %q", c.WebSocket)
 	}
-	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 {
+	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 || c.BackgroundMaxPerClient < 0 || c.BackgroundMax < 0 || c.BackgroundTimeout < 0 {
 		return errors.New("stored_responses: limits must not be negative")
 	}
 	s := &stateStore{
@@ -115,7 +132,19 @@ func (l *Louter) provisionState() error {
 		websocket: c.WebSocket != "off",
 		wsMaxAge:  time.Duration(c.WebSocketMaxAge),
 		wsBytes:   c.WebSocketMaxBytes,
+		bgMax:     c.BackgroundMaxPerClient,
+		bgTotal:   c.BackgroundMax,
+		bgTimeout: time.Duration(c.BackgroundTimeout),
 		logger:    l.logger,
+	}
+	if s.bgMax == 0 {
+		s.bgMax = 4
+	}
+	if s.bgTotal == 0 {
+		s.bgTotal = 64
+	}
+	if s.bgTimeout == 0 {
+		s.bgTimeout = 10 * time.Minute
 	}
 	if s.ttl == 0 {
 		s.ttl = state.DefaultTTL
@@ -210,8 +239,8 @@ type statefulAPI struct {
 	// lines; nil: the stream's terminal event carries it whole.
 	assembler func() streamAssembler
 	// What only the Responses API has: conversations (the conversation
-	// member), compaction items, and its WebSocket.
-	conversations, compaction, websocket bool
+	// member), compaction items, its WebSocket, and background turns.
+	conversations, compaction, websocket, background bool
 }
 
 // responsesState is the Responses API's (the row's stateful).
@@ -227,6 +256,7 @@ var responsesState = statefulAPI{
 	conversations: true,
 	compaction:    true,
 	websocket:     true,
+	background:    true,
 }
 
 // serveState answers the stateful endpoints of a stateful protocol: the

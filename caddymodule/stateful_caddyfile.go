@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"strconv"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
@@ -13,6 +15,9 @@ import (
 //		websocket           on|off
 //		websocket_max_age   <duration>
 //		websocket_max_bytes <size>
+//		background_max_per_client <n>
+//		background_max      <n>
+//		background_timeout  <duration>
 //	}
 func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
 	if l.State != nil {
@@ -45,15 +50,28 @@ func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
 			} else {
 				c.WebSocketMaxBytes = n
 			}
-		case "ttl", "websocket_max_age":
+		case "background_max_per_client", "background_max":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return d.Errf("invalid %s %q: a positive integer", opt, v)
+			}
+			if opt == "background_max" {
+				c.BackgroundMax = n
+			} else {
+				c.BackgroundMaxPerClient = n
+			}
+		case "ttl", "websocket_max_age", "background_timeout":
 			dur, err := caddy.ParseDuration(v)
 			if err != nil || dur <= 0 {
 				return d.Errf("invalid %s %q", opt, v)
 			}
-			if opt == "ttl" {
+			switch opt {
+			case "ttl":
 				c.TTL = caddy.Duration(dur)
-			} else {
+			case "websocket_max_age":
 				c.WebSocketMaxAge = caddy.Duration(dur)
+			default:
+				c.BackgroundTimeout = caddy.Duration(dur)
 			}
 		case "websocket":
 			if v != "on" && v != "off" {

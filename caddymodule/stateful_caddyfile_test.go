@@ -19,13 +19,17 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 			websocket off
 			websocket_max_age 30m
 			websocket_max_bytes 8MiB
+			background_max_per_client 2
+			background_max 10
+			background_timeout 5m
 		}
 	}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := StoredResponses{MaxStoredBytes: 64 << 20, TTL: caddy.Duration(6 * time.Hour), WebSocket: "off",
-		WebSocketMaxAge: caddy.Duration(30 * time.Minute), WebSocketMaxBytes: 8 << 20}
+		WebSocketMaxAge: caddy.Duration(30 * time.Minute), WebSocketMaxBytes: 8 << 20,
+		BackgroundMaxPerClient: 2, BackgroundMax: 10, BackgroundTimeout: caddy.Duration(5 * time.Minute)}
 	if l.State == nil || *l.State != want {
 		t.Errorf("stored_responses = %+v, want %+v", l.State, want)
 	}
@@ -39,10 +43,12 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 		"louter {\n stored_responses {\n ttl -1s\n }\n}",
 		"louter {\n stored_responses {\n max_stored_bytes lots\n }\n}",
 		"louter {\n stored_responses {\n colour blue\n }\n}",
+		"louter {\n stored_responses {\n background_max_per_client 0\n }\n}",
+		"louter {\n stored_responses {\n background_timeout soon\n }\n}",
 		"louter {\n stored_responses\n stored_responses\n}",
 	} {
 		l = Louter{}
-		if err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser(bad)); err == nil || !strings.Contains(err.Error(), "stored_responses") && !strings.Contains(err.Error(), "websocket") && !strings.Contains(err.Error(), "ttl") && !strings.Contains(err.Error(), "max_stored_bytes") {
+		if err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser(bad)); err == nil || !strings.Contains(err.Error(), "stored_responses") && !strings.Contains(err.Error(), "websocket") && !strings.Contains(err.Error(), "ttl") && !strings.Contains(err.Error(), "max_stored_bytes") && !strings.Contains(err.Error(), "background") {
 			t.Errorf("%s: err = %v", bad, err)
 		}
 	}

@@ -56,6 +56,12 @@ type stateTurn struct {
 	// the chain (a Responses backend, passthrough).
 	passPrev bool
 	cw       *captureWriter
+	// detach: the request asked for background; runBackground serves
+	// it (stateful_background.go), and nothing else of the turn is set.
+	detach bool
+	// bgID is the id of the background turn this request runs, or "":
+	// its answer is stored under it.
+	bgID string
 	// compaction is the item of an inline compaction louter made, which
 	// the answer carries first (stateful_inline_compact.go).
 	compaction []byte
@@ -70,11 +76,16 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		return nil, nil
 	}
 	if gjson.GetBytes(body, "background").Type == gjson.True {
-		// Refused for every backend: a Responses backend would answer
-		// "queued", and the client would poll louter's GET, which has
-		// nothing (the translated backends' decoders refuse it too).
-		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "background",
-			Message: "background: louter answers requests while they are open; background responses are not supported"}
+		if !api.background {
+			return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "background",
+				Message: "background: louter answers requests while they are open; background turns of this API are not supported"}
+		}
+		// louter runs the turn itself, detached, on every backend
+		// (stateful_background.go).
+		if te := l.backgroundCheck(r, body); te != nil {
+			return nil, te
+		}
+		return &stateTurn{detach: true}, nil
 	}
 	if s == nil {
 		return nil, nil
@@ -117,7 +128,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
 	}
-	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body}
+	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body, bgID: backgroundID(r)}
 	t.input = api.items(res[4])
 	ctx := r.Context()
 
@@ -357,6 +368,19 @@ func (t *stateTurn) save(ctx context.Context) {
 	if id == "" {
 		return
 	}
+	ctx, cancel := saveContext(ctx)
+	defer cancel()
+	if t.bgID != "" {
+		// A background turn's answer takes the id its client got, unless
+		// the client has cancelled it meanwhile.
+		if t.s.cancelledBackground(ctx, t.owner, t.bgID, t.api) {
+			return
+		}
+		id = t.bgID
+		t.kept = false // the backend knows the turn by its own id, not this one
+		obj, _ = sjson.SetBytes(obj, "id", id)
+		obj, _ = sjson.SetBytes(obj, "background", true)
+	}
 	if t.prev != "" {
 		obj, _ = sjson.SetBytes(obj, t.api.prev, t.prev)
 	}
@@ -366,8 +390,6 @@ func (t *stateTurn) save(ctx context.Context) {
 		return
 	}
 	rec := state.Record{ID: id, Owner: t.owner, Previous: t.prev, Created: time.Now(), Data: data}
-	ctx, cancel := saveContext(ctx)
-	defer cancel()
 	if t.sock != nil {
 		_ = t.sock.mem.Put(ctx, rec)
 	}

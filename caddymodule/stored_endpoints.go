@@ -26,6 +26,13 @@ func (l *Louter) serveStoredResponse(w http.ResponseWriter, r *http.Request, cod
 	case sub == "" && r.Method == http.MethodDelete:
 		want = http.MethodDelete
 	case sub == "" || sub == "input_items":
+	case sub == "cancel" && api.background:
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			return l.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+				Message: fmt.Sprintf("louter: %s is not allowed on /v1/responses/{id}/cancel; use POST", r.Method)})
+		}
+		return l.cancelBackground(w, r, codec, api, id) // stateful_background.go
 	default:
 		return l.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
 	}
@@ -52,7 +59,7 @@ func (l *Louter) serveStoredResponse(w http.ResponseWriter, r *http.Request, cod
 	if sub == "" {
 		if r.URL.Query().Get("stream") == "true" {
 			return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
-				Message: "louter: stream replays background responses, which louter does not run"})
+				Message: "louter: stream: replaying a background response as a stream is not supported; poll GET /v1/responses/{id}"})
 		}
 		return writeRawJSON(w, http.StatusOK, st.Response)
 	}

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -56,30 +55,10 @@ const storedInstanceConfig = `{
 
 func TestTwoCaddyInstancesShareStoredResponses(t *testing.T) {
 	srv := testredis.Start(t)
-	ports := testcaddy.FreePorts(t, 4)
-	for i := range 2 {
-		startCaddyProcess(t, strings.NewReplacer(
-			"{REDIS}", srv.Addr, "{ALICE}", sha256Hex("alice-key"), "{MALLORY}", sha256Hex("mallory-key"),
-			"{PORT}", fmt.Sprint(ports[2*i]), "{MOCK}", fmt.Sprint(ports[2*i+1]), "{NAME}", fmt.Sprintf("stored-%d", i),
-		).Replace(storedInstanceConfig))
-	}
-	for _, p := range ports {
-		testcaddy.WaitListening(t, p)
-	}
+	ports, call := storedPair(t, srv, "stored")
 	do := func(method string, port int, path, key, body string) (int, gjson.Result) {
 		t.Helper()
-		req, _ := http.NewRequest(method, testcaddy.URL(port)+path, strings.NewReader(body))
-		// Both APIs take the key as a bearer token.
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Mock-Scenario", "echo")
-		resp, err := testcaddy.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, gjson.ParseBytes(raw)
+		return call(method, port, path, key, body, "echo")
 	}
 	a, b := ports[0], ports[2]
 	status, r1 := do("POST", a, "/v1/responses", "alice-key", `{"model":"m","input":"first-on-a"}`)
