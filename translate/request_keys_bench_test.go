@@ -10,7 +10,9 @@ import (
 
 // BenchmarkScanTopLevel is the cost every request pays before routing: one
 // pass that validates a ~100 KB Claude Code request and finds its top-level
-// members. "valid bytes" is the gjson.ValidBytes pass it made redundant,
+// members. "deferred" is the scan of a body about to be decoded
+// (ScanTopLevelDeferred), which skips the system prompt and the messages
+// unchecked. "valid bytes" is the gjson.ValidBytes pass it made redundant,
 // "first model" a gjson lookup of "model".
 func BenchmarkScanTopLevel(b *testing.B) {
 	body := anthBigRequest(b, 100<<10)
@@ -19,6 +21,16 @@ func BenchmarkScanTopLevel(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if top, err := translate.ScanTopLevel(translate.ProtocolAnthropic, body); err != nil || top.Model.Str == "" {
+				b.Fatal(err)
+			}
+		}
+	})
+	decodes := func(string) bool { return true }
+	b.Run("deferred", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if top, err := translate.ScanTopLevelDeferred(translate.ProtocolAnthropic, body, decodes); err != nil || top.Model.Str == "" {
 				b.Fatal(err)
 			}
 		}
