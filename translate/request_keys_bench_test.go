@@ -54,3 +54,33 @@ func BenchmarkScanTopLevel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkScanThenDecode is what the handler does with a translated
+// request before encoding it: the top-level scan, then the decode, with
+// the validating scan and with the deferred one, which leaves the
+// validation of what it skips to the decoder.
+func BenchmarkScanThenDecode(b *testing.B) {
+	body := anthBigRequest(b, 100<<10)
+	c, _ := translate.Lookup(translate.ProtocolAnthropic)
+	decodes := func(string) bool { return true }
+	for _, deferred := range []bool{false, true} {
+		b.Run(map[bool]string{false: "scan", true: "deferred"}[deferred], func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var te *translate.Error
+				if deferred {
+					_, te = translate.ScanTopLevelDeferred(translate.ProtocolAnthropic, body, decodes)
+				} else {
+					_, te = translate.ScanTopLevel(translate.ProtocolAnthropic, body)
+				}
+				if te != nil {
+					b.Fatal(te)
+				}
+				if _, err := c.DecodeRequest(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
