@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -101,30 +102,42 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())
 	}
-	// One pass over the body, for both paths: it validates it, finds the
-	// members louter routes by and edits, and refuses duplicates of them.
-	top, te := translate.ScanTopLevel(ep.protocol, body)
+	// One pass over the body, for both paths: it finds the members louter
+	// routes by and edits, refuses duplicates of them, and validates the
+	// body but for the system prompt and the messages, which the decoder
+	// validates as it reads them, or newAttempt before a body is passed on
+	// (translate.ScanTopLevelDeferred). An answer given before either is
+	// given only if the body is JSON (rejectValid).
+	top, te := translate.ScanTopLevelDeferred(ep.protocol, body, func(model string) bool {
+		return l.decodesFor(ep.protocol, cmp.Or(pathModel, model))
+	})
 	if te != nil {
+		return l.reject(w, client, te)
+	}
+	rejectValid := func(te *translate.Error) error {
+		if ve := top.Validate(body); ve != nil {
+			te = ve
+		}
 		return l.reject(w, client, te)
 	}
 	if check := ep.checkRequest; check != nil {
 		// What the client's own API version refuses, refused whatever
 		// the backend (Anthropic's 2026-10-21: anthropic_agents.go).
 		if te := check(r.Header, body); te != nil {
-			return l.reject(w, client, te)
+			return rejectValid(te)
 		}
 	}
 	model := pathModel
 	if model == "" {
 		m := top.Model
 		if m.Type != gjson.String || m.Str == "" {
-			return l.reject(w, client, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"})
+			return rejectValid(&translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request names no model", Param: "model"})
 		}
 		model = m.Str
 	}
 	route, ok := l.route(model)
 	if !ok {
-		return l.reject(w, client, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
+		return rejectValid(translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", model)))
 	}
 	q.ep, q.client, q.body, q.model, q.pathModel, q.route, q.top = ep, client, body, model, pathModel, route, &top
 	q.streamMember = top.Stream.Type == gjson.True
@@ -198,6 +211,9 @@ type routeTarget struct {
 func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatRequest, t routeTarget, canFallBack bool) (failure *attemptFailure, err error) {
 	a, te := l.newAttempt(w, r, q, t)
 	if te != nil {
+		if ve := q.top.Validate(q.body); ve != nil {
+			te = ve // not JSON: the scan's answer, not the decoder's or another check's
+		}
 		return nil, l.reject(w, q.client, te) // no backend was asked: q.rw stays nil
 	}
 	if cm := a.rw.clientReq.ContextManagement; cm != nil && cm.Paused {
@@ -259,7 +275,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 	rw.client, rw.backend, rw.logger = client, b, l.logger
 	// A backend with a dialect needs its answers parsed even for clients of
 	// its own protocol.
-	rw.passthrough = ep.protocol == b.Protocol && b.Dialect == nil && !b.editsContextItself() // context_editing.go
+	rw.passthrough = b.passesThrough(ep.protocol)
 
 	// Gemini says in the URL, not the body, whether to stream, and in
 	// which framing the client wants the stream.
@@ -275,6 +291,11 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 	}
 
 	if rw.passthrough {
+		// The body goes on: what the scan skipped is validated first
+		// (translate.ScanTopLevelDeferred).
+		if te := q.top.Validate(body); te != nil {
+			return attempt{}, te
+		}
 		bodyBackendModel := backendModel
 		if pathModel != "" {
 			bodyBackendModel = model // the model is in the path: renamed there, not in the body

@@ -119,6 +119,7 @@ func TestTopLevelCodecs(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			top, e := ScanTopLevel(tt.p, []byte(tt.body))
+			checkScanDeferred(t, tt.p, []byte(tt.body), top, e)
 			if tt.dupParam != "" {
 				if e == nil || e.Param != tt.dupParam || e.Message != tt.dupMessage || e.Status != http.StatusBadRequest {
 					t.Fatalf("error %+v, want param %q message %q", e, tt.dupParam, tt.dupMessage)

@@ -38,3 +38,43 @@ func FuzzJSONSkipValue(f *testing.F) {
 		}
 	})
 }
+
+// checkSkipUnchecked holds jsonSkipUnchecked to jsonSkipValue: the same
+// end on every valid string, array and object; on anything else, no panic
+// and an index within data.
+func checkSkipUnchecked(t *testing.T, data []byte) {
+	t.Helper()
+	end, ok := jsonSkipUnchecked(data, 0)
+	if end < 0 || end > len(data) {
+		t.Fatalf("%q: end %d out of range", data, end)
+	}
+	if len(data) == 0 || data[0] != '"' && data[0] != '[' && data[0] != '{' {
+		return
+	}
+	if wantEnd, wantOK := jsonSkipValue(data, 0); wantOK && (!ok || end != wantEnd) {
+		t.Fatalf("%q: unchecked (%d, %v), validated %d", data, end, ok, wantEnd)
+	}
+}
+
+// jsonSkipUncheckedCases are values that take jsonSkipUnchecked down its
+// paths: escaped quotes after runs of backslashes, brackets inside
+// strings, nesting.
+var jsonSkipUncheckedCases = []string{
+	`"\\"`, `"\\\""`, `"a\\\\"`, `"\\\\\""x"`, `"[{\"]}"`, `["]",{"}":"\\"}]`,
+	`{"a":"\u005c"}`, `[[[[]]],{}]`, `"abcdefgh\"ijkl"`, `"abcdefghijklmno\\"`, `"0123456789abcdef\"x"`, `"abcdefg\\\\"`, `"` + "\u2028\x00\xff" + `"`, `[`, `"\`, `{"a":"b\"}`,
+}
+
+func TestJSONSkipUnchecked(t *testing.T) {
+	for _, in := range append(jsonSkipCases, jsonSkipUncheckedCases...) {
+		for _, tail := range []string{"", ` ,"x":1}`, `"]}`} {
+			checkSkipUnchecked(t, []byte(in+tail))
+		}
+	}
+}
+
+func FuzzJSONSkipUnchecked(f *testing.F) {
+	for _, s := range append(jsonSkipCases, jsonSkipUncheckedCases...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkSkipUnchecked)
+}

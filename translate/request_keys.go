@@ -51,6 +51,9 @@ type TopLevel struct {
 	StreamOptionsAt Span
 
 	configDup bool // the config object repeats its limit (TopLevelRules.Config)
+	// deferred says members were skipped, not validated
+	// (ScanTopLevelDeferred); Validate clears it.
+	deferred bool
 }
 
 // Span locates a member's value in the body: body[Start:End] is the raw
@@ -170,6 +173,12 @@ func errNotJSON() *Error { return BadRequest("louter: the request body is not va
 //
 // What it returns holds no reference to body.
 func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
+	return scanTopLevel(p, body, nil)
+}
+
+// scanTopLevel is ScanTopLevel, deferring what decodes asks for
+// (ScanTopLevelDeferred); nil defers nothing.
+func scanTopLevel(p Protocol, body []byte, decodes func(string) bool) (TopLevel, *Error) {
 	rules := topLevelRules(p)
 	top := TopLevel{ModelInURL: rules.InURL}
 	i := jsonSkipSpace(body, 0)
@@ -191,6 +200,7 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 	keys := rules.ActedOn
 	var seen uint8 // one bit per entry of keys
 	var scratch []byte
+	var decision int8 // what decodes answered: 0 not asked yet, 1 yes, -1 no
 	// A repeated member and invalid UTF-8 are reported once the whole
 	// body is known to be JSON: invalid JSON is the answer to a body that
 	// is both. Of the two, invalid UTF-8 is: the body is not JSON text.
@@ -234,7 +244,14 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 			}
 			continue
 		}
-		sp, ok := m.value()
+		var sp jsonSpan
+		var ok bool
+		if decodes != nil && deferrable(&m, rules, name) && decided(&decision, decodes, modelStr(top.Model)) {
+			m.i, ok = jsonSkipUnchecked(body, m.i)
+			top.deferred = true
+		} else {
+			sp, ok = m.value()
+		}
 		if !ok {
 			return top, errNotJSON()
 		}
@@ -287,6 +304,9 @@ func ScanTopLevel(p Protocol, body []byte) (TopLevel, *Error) {
 	}
 	if m.bad || !jsonScanTail(body, m.i) {
 		return top, errNotJSON()
+	}
+	if (badText != nil || dup != nil) && top.Validate(body) != nil {
+		return top, errNotJSON() // invalid JSON is the answer, as above
 	}
 	if badText != nil {
 		return top, badText

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -19,6 +20,14 @@ var scanTopLevelBodies = []string{
 	`{"generationConfig":{"maxOutputTokens":1,}}`, `{"generationConfig":{"maxOutputTokens":1}}`,
 	`{"generationConfig":{"maxOutputTokens":1} `, `{"generationConfig":[1,2]}`,
 	`{"model":"a","model":"b"`, `{"model":"a","model":"b"}x`,
+	// What ScanTopLevelDeferred skips unchecked (system and messages, and
+	// the other protocols' names for them) holding invalid JSON, before a
+	// duplicate, invalid UTF-8 or the end.
+	`{"model":"a","messages":[1 2],"model":"b"}`, `{"messages":["a\"],"model":"x"}`, `{"messages":"\q","model":"a"}`,
+	`{"system":{"a":1,},"model":"a"}`, "{\"system\":\"\x01\",\"x\":\"\xff\"}", `{"messages":[}],"model":"a"}`,
+	`{"contents":[{"parts":[nul]}],"generationConfig":{"maxOutputTokens":1,"maxOutputTokens":2}}`,
+	`{"input":"\\","instructions":["\\\""],"model":"a","model":"b"}`, `{"messages":[{"a":"]"}],"messages":[1,]}`,
+	`{"messages":"\u00zz"}`, `{"messages":["\\\"]}`, `{"system":5,"system":[}`,
 }
 
 // TestScanTopLevelValidates checks that ScanTopLevel refuses exactly the
@@ -33,7 +42,8 @@ func TestScanTopLevelValidates(t *testing.T) {
 
 func checkScanValidates(t *testing.T, p Protocol, body []byte) {
 	t.Helper()
-	_, e := ScanTopLevel(p, body)
+	top, e := ScanTopLevel(p, body)
+	checkScanDeferred(t, p, body, top, e)
 	notJSON := e != nil && e.Message == "louter: the request body is not valid JSON"
 	if notJSON == gjson.ValidBytes(body) {
 		t.Errorf("%s %q: error %v, gjson.ValidBytes %v", p, body, e, gjson.ValidBytes(body))
@@ -72,7 +82,8 @@ func TestScanTopLevelRefusesInvalidUTF8(t *testing.T) {
 		{"escapes", `{"model":"m","x\u00f5":"\udc00\u00e9"}`, ProtocolOpenAIChat, "-", ""},
 	}
 	for _, c := range cases {
-		_, e := ScanTopLevel(c.proto, []byte(c.body))
+		top, e := ScanTopLevel(c.proto, []byte(c.body))
+		checkScanDeferred(t, c.proto, []byte(c.body), top, e)
 		if c.param == "-" {
 			if e != nil {
 				t.Errorf("%s: %v", c.name, e)
@@ -123,6 +134,7 @@ func TestScanTopLevelSpans(t *testing.T) {
 	}
 	for _, tc := range cases {
 		top, e := ScanTopLevel(tc.proto, []byte(tc.body))
+		checkScanDeferred(t, tc.proto, []byte(tc.body), top, e)
 		if e != nil {
 			t.Fatalf("%s: %v", tc.body, e)
 		}
@@ -179,6 +191,7 @@ func TestScanTopLevelTurn(t *testing.T) {
 	}
 	for _, tc := range cases {
 		top, e := ScanTopLevel(tc.proto, []byte(tc.body))
+		checkScanDeferred(t, tc.proto, []byte(tc.body), top, e)
 		if e != nil {
 			t.Fatal(e)
 		}
@@ -187,6 +200,59 @@ func TestScanTopLevelTurn(t *testing.T) {
 		}
 		if got := spanText(tc.body, top.MessagesAt); got != tc.msgs {
 			t.Errorf("%s %s: messages at %q, want %q", tc.proto, tc.body, got, tc.msgs)
+		}
+	}
+}
+
+// checkScanDeferred holds ScanTopLevelDeferred, followed by Validate as
+// its caller does, to ScanTopLevel's answer (top, e) for body: the same
+// error, or none and the same members found.
+func checkScanDeferred(t *testing.T, p Protocol, body []byte, top TopLevel, e *Error) {
+	t.Helper()
+	for _, decodes := range []bool{true, false} {
+		asked := 0
+		dtop, de := ScanTopLevelDeferred(p, body, func(string) bool { asked++; return decodes })
+		if asked > 1 {
+			t.Errorf("%s %q: decodes asked %d times", p, body, asked)
+		}
+		if !decodes && dtop.deferred {
+			t.Errorf("%s %q: deferred though the body is not decoded", p, body)
+		}
+		if de == nil {
+			de = dtop.Validate(body)
+		}
+		if de == nil && dtop.deferred {
+			t.Errorf("%s %q: still deferred after Validate", p, body)
+		}
+		if !reflect.DeepEqual(de, e) {
+			t.Fatalf("%s %q (decodes %v): deferred scan answers %+v, ScanTopLevel %+v", p, body, decodes, de, e)
+		}
+		if e == nil && !reflect.DeepEqual(dtop, top) {
+			t.Fatalf("%s %q (decodes %v): deferred scan found %+v, ScanTopLevel %+v", p, body, decodes, dtop, top)
+		}
+	}
+}
+
+// TestScanTopLevelDeferredAsks checks what decodes is told: the model
+// when it comes before the messages, nothing when it comes after, and
+// that it is not asked when nothing could be skipped.
+func TestScanTopLevelDeferredAsks(t *testing.T) {
+	for _, tc := range []struct {
+		body, model string
+		asked       bool
+	}{
+		{`{"model":"m","messages":[]}`, "m", true},
+		{`{"messages":[],"model":"m"}`, "", true},
+		{`{"model":"m","max_tokens":5}`, "", false},
+		{`{"model":"m","messages":5}`, "", false},
+	} {
+		asked, model := false, ""
+		_, e := ScanTopLevelDeferred(ProtocolAnthropic, []byte(tc.body), func(m string) bool {
+			asked, model = true, m
+			return true
+		})
+		if e != nil || asked != tc.asked || model != tc.model {
+			t.Errorf("%s: asked %v with model %q (%v), want %v, %q", tc.body, asked, model, e, tc.asked, tc.model)
 		}
 	}
 }

@@ -221,6 +221,7 @@ func TestScanTopLevel(t *testing.T) {
 	}
 	for _, tc := range cases {
 		top, e := ScanTopLevel(tc.proto, []byte(tc.body))
+		checkScanDeferred(t, tc.proto, []byte(tc.body), top, e)
 		switch {
 		case tc.param == "" && e != nil:
 			t.Errorf("%s %s: %v", tc.proto, tc.body, e)
