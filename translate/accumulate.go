@@ -38,6 +38,8 @@ func (a *Accumulator) Add(ev *Event) {
 		case BlockToolCall:
 			p.Type = PartToolCall
 			p.ToolCall = &ToolCall{ID: ev.ID, Name: ev.Name}
+		case BlockServerToolCall, BlockServerToolResult:
+			p.Type, p.Server = serverToolPart(ev.Block), ev.Server
 		}
 		a.parts[ev.Index] = len(a.resp.Parts)
 		a.resp.Parts = append(a.resp.Parts, p)
@@ -126,6 +128,8 @@ func ResponseEvents(dst []Event, r *Response) []Event {
 			dst = e.ToolStart(dst, p.ToolCall.ID, p.ToolCall.Name)
 			dst = e.ToolArgs(dst, p.ToolCall.Arguments)
 			dst = e.CloseBlock(dst)
+		case PartServerToolCall, PartServerToolResult:
+			dst = e.ServerTool(dst, serverToolBlock(p.Type), p.Server)
 		}
 	}
 	if r.Refusal != "" {

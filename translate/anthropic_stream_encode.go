@@ -151,6 +151,9 @@ func (s *anthropicStreamEncoder) blockStart(w FrameWriter, ev *Event) {
 		b = append(b, `{"type":"redacted_thinking","data":`...)
 		b = appendJSONString(b, ev.Signature)
 		b = append(b, '}')
+	case BlockServerToolCall, BlockServerToolResult:
+		s.serverToolBlockStart(w, ev)
+		return
 	case BlockToolCall:
 		id := ev.ID
 		if id == "" {

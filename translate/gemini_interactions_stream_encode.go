@@ -30,6 +30,8 @@ type interactionsStreamEncoder struct {
 	model string
 	id    string
 
+	skipped int // server tool blocks left out so far (step)
+
 	started, done bool
 	sawTool       bool
 	usage         Usage
@@ -50,7 +52,14 @@ func (s *interactionsStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		}
 	case EventBlockStart:
 		s.start(w)
-		b := s.event("step.start", ev.Index)
+		if serverToolPart(ev.Block) != "" {
+			// Not translated to google_search_call/result steps yet:
+			// left out, and the steps after it numbered as if it had
+			// not been there.
+			s.skipped++
+			return
+		}
+		b := s.event("step.start", s.step(ev.Index))
 		b = append(b, `,"step":`...)
 		switch ev.Block {
 		case BlockToolCall:
@@ -67,7 +76,7 @@ func (s *interactionsStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		}
 		s.write(w, "step.start", append(b, '}'))
 		if ev.Block == BlockRedactedThinking {
-			s.signature(w, ev.Index, interactionsRedactedPrefix+ev.Signature)
+			s.signature(w, s.step(ev.Index), interactionsRedactedPrefix+ev.Signature)
 		}
 	case EventBlockDelta:
 		switch ev.Block {
@@ -75,31 +84,34 @@ func (s *interactionsStreamEncoder) Encode(w FrameWriter, ev *Event) {
 			if ev.Text == "" {
 				return
 			}
-			b := s.event("step.delta", ev.Index)
+			b := s.event("step.delta", s.step(ev.Index))
 			b = append(b, `,"delta":{"type":"text","text":`...)
 			b = appendJSONString(b, ev.Text)
 			s.write(w, "step.delta", append(b, "}}"...))
 		case BlockThinking:
 			if ev.Text != "" {
-				b := s.event("step.delta", ev.Index)
+				b := s.event("step.delta", s.step(ev.Index))
 				b = append(b, `,"delta":{"type":"thought_summary","content":{"type":"text","text":`...)
 				b = appendJSONString(b, ev.Text)
 				s.write(w, "step.delta", append(b, "}}}"...))
 			}
 			if ev.Signature != "" {
-				s.signature(w, ev.Index, ev.Signature)
+				s.signature(w, s.step(ev.Index), ev.Signature)
 			}
 		case BlockToolCall:
 			if ev.Text == "" {
 				return
 			}
-			b := s.event("step.delta", ev.Index)
+			b := s.event("step.delta", s.step(ev.Index))
 			b = append(b, `,"delta":{"type":"arguments_delta","arguments":`...)
 			b = appendJSONString(b, ev.Text)
 			s.write(w, "step.delta", append(b, "}}"...))
 		}
 	case EventBlockStop:
-		s.write(w, "step.stop", append(s.event("step.stop", ev.Index), '}'))
+		if serverToolPart(ev.Block) != "" {
+			return
+		}
+		s.write(w, "step.stop", append(s.event("step.stop", s.step(ev.Index)), '}'))
 	case EventUsage:
 		if ev.Usage != nil {
 			s.usage = *ev.Usage
@@ -157,6 +169,10 @@ func (s *interactionsStreamEncoder) appendInteraction(b []byte, status string) [
 }
 
 // event begins a step event's data, up to its index.
+// step is the step index of the IR block index: server tool blocks are
+// left out, and blocks never interleave, so the ones after them move up.
+func (s *interactionsStreamEncoder) step(index int) int { return index - s.skipped }
+
 func (s *interactionsStreamEncoder) event(name string, index int) []byte {
 	b := append(s.buf[:0], `{"event_type":"`...)
 	b = append(b, name...)

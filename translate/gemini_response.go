@@ -53,8 +53,13 @@ func (geminiCodec) EncodeResponse(resp *Response, req *Request) ([]byte, error) 
 	}
 	b := make([]byte, 0, 256+geminiPartsSize(resp.Parts))
 	b = append(b, `{"candidates":[{"content":{"role":"model","parts":[`...)
+	var grounding geminiGroundingOut
 	for i := range resp.Parts {
 		p := &resp.Parts[i]
+		if p.Type == PartServerToolCall || p.Type == PartServerToolResult {
+			grounding.add(p.Type, p.Server) // on the candidate, below
+			continue
+		}
 		n := len(b)
 		b = appendJSONComma(b)
 		switch p.Type {
@@ -94,7 +99,9 @@ func (geminiCodec) EncodeResponse(resp *Response, req *Request) ([]byte, error) 
 	}
 	b = append(b, `]},"finishReason":`...)
 	b = appendJSONString(b, geminiFinishReason(resp.StopReason))
-	b = append(b, `,"index":0}],"usageMetadata":`...)
+	b = append(b, `,"index":0`...)
+	b = grounding.append(b)
+	b = append(b, `}],"usageMetadata":`...)
 	b = geminiAppendUsage(b, &resp.Usage)
 	b = append(b, `,"modelVersion":`...)
 	b = appendJSONString(b, model)

@@ -83,9 +83,15 @@ func respDecodeOutputItem(resp *Response, it gjson.Result) {
 			id = oaiNewCallID()
 		}
 		resp.Parts = append(resp.Parts, Part{Type: PartToolCall, ToolCall: &ToolCall{ID: id, Name: it.Get("name").Str, Arguments: respCustomArguments(it.Get("input").Str)}})
+	case "web_search_call":
+		call, result := respServerToolParts(it)
+		resp.Parts = append(resp.Parts, call)
+		if result != nil {
+			resp.Parts = append(resp.Parts, *result)
+		}
 	}
-	// Items of hosted tools (web_search_call, ...) are OpenAI's own
-	// business: louter never asks for those tools.
+	// Items of other hosted tools (file_search_call, ...) are OpenAI's
+	// own business: louter never asks for those tools.
 }
 
 // respReasoningText is a reasoning item's summary, its parts separated by
@@ -143,6 +149,8 @@ func (openAIResponsesCodec) EncodeResponse(resp *Response, req *Request) ([]byte
 		case PartRedactedThinking:
 			out = appendJSONComma(out)
 			out = respAppendReasoningItem(out, respNewRedactedID(), "", p.Signature)
+		case PartServerToolCall, PartServerToolResult:
+			out = respAppendServerToolItems(out, resp.Parts, i)
 		case PartToolCall:
 			tc := p.ToolCall
 			if tc == nil {

@@ -214,6 +214,12 @@ func (d *respStreamDecoder) itemDone(dst []Event, it gjson.Result) []Event {
 			dst = d.customInput(dst, it.Get("input").Str)
 		}
 		dst = d.em.ToolArgs(dst, `"}`)
+	case "web_search_call":
+		call, result := respServerToolParts(it)
+		dst = d.em.ServerTool(dst, BlockServerToolCall, call.Server)
+		if result != nil {
+			dst = d.em.ServerTool(dst, BlockServerToolResult, result.Server)
+		}
 	}
 	d.itemID, d.itemType = "", ""
 	return d.em.CloseBlock(dst)

@@ -49,6 +49,9 @@ type respStreamEncoder struct {
 	text      strings.Builder // the item's whole text or arguments, for the .done events
 	enc       string          // a reasoning item's encrypted content
 	summaryOn bool            // the reasoning summary part was announced
+
+	// The open web_search_call item's call, and its result once it came.
+	srvCall, srvResult *ServerToolUse
 }
 
 // Encode implements StreamEncoder.
@@ -64,12 +67,16 @@ func (s *respStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		s.start(w, ev.ID)
 	case EventBlockStart:
 		s.start(w, "")
-		s.openItem(w, ev)
+		if !s.serverToolStart(w, ev) { // openai_responses_server_tool_items.go
+			s.openItem(w, ev)
+		}
 	case EventBlockDelta:
 		s.start(w, "")
 		s.delta(w, ev)
 	case EventBlockStop:
-		s.closeItem(w)
+		if s.kind != BlockServerToolCall { // open until its result comes
+			s.closeItem(w)
+		}
 	case EventUsage:
 		if ev.Usage != nil {
 			s.usage, s.hasUse = *ev.Usage, true
@@ -256,6 +263,8 @@ func (s *respStreamEncoder) closeItem(w FrameWriter) {
 	text := s.text.String()
 	var item []byte
 	switch s.kind {
+	case BlockServerToolCall:
+		item = s.serverToolItem(w)
 	case BlockText:
 		b := s.itemEvent("response.output_text.done")
 		b = append(b, `,"content_index":0,"text":`...)
