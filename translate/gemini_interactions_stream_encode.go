@@ -30,8 +30,6 @@ type interactionsStreamEncoder struct {
 	model string
 	id    string
 
-	skipped int // server tool blocks left out so far (step)
-
 	started, done bool
 	sawTool       bool
 	usage         Usage
@@ -52,14 +50,18 @@ func (s *interactionsStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		}
 	case EventBlockStart:
 		s.start(w)
-		if serverToolPart(ev.Block) != "" {
-			// Not translated to google_search_call/result steps yet:
-			// left out, and the steps after it numbered as if it had
-			// not been there.
-			s.skipped++
+		if t := serverToolPart(ev.Block); t != "" {
+			u := ev.Server
+			if u == nil {
+				u = &ServerToolUse{ID: ev.ID, Kind: ServerToolKind(ev.Name)}
+			}
+			b := s.event("step.start", ev.Index)
+			b = append(b, `,"step":`...)
+			b = interactionsAppendServerToolStep(b, &Part{Type: t, Server: u})
+			s.write(w, "step.start", append(b, '}'))
 			return
 		}
-		b := s.event("step.start", s.step(ev.Index))
+		b := s.event("step.start", ev.Index)
 		b = append(b, `,"step":`...)
 		switch ev.Block {
 		case BlockToolCall:
@@ -76,7 +78,7 @@ func (s *interactionsStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		}
 		s.write(w, "step.start", append(b, '}'))
 		if ev.Block == BlockRedactedThinking {
-			s.signature(w, s.step(ev.Index), interactionsRedactedPrefix+ev.Signature)
+			s.signature(w, ev.Index, interactionsRedactedPrefix+ev.Signature)
 		}
 	case EventBlockDelta:
 		switch ev.Block {
@@ -84,34 +86,31 @@ func (s *interactionsStreamEncoder) Encode(w FrameWriter, ev *Event) {
 			if ev.Text == "" {
 				return
 			}
-			b := s.event("step.delta", s.step(ev.Index))
+			b := s.event("step.delta", ev.Index)
 			b = append(b, `,"delta":{"type":"text","text":`...)
 			b = appendJSONString(b, ev.Text)
 			s.write(w, "step.delta", append(b, "}}"...))
 		case BlockThinking:
 			if ev.Text != "" {
-				b := s.event("step.delta", s.step(ev.Index))
+				b := s.event("step.delta", ev.Index)
 				b = append(b, `,"delta":{"type":"thought_summary","content":{"type":"text","text":`...)
 				b = appendJSONString(b, ev.Text)
 				s.write(w, "step.delta", append(b, "}}}"...))
 			}
 			if ev.Signature != "" {
-				s.signature(w, s.step(ev.Index), ev.Signature)
+				s.signature(w, ev.Index, ev.Signature)
 			}
 		case BlockToolCall:
 			if ev.Text == "" {
 				return
 			}
-			b := s.event("step.delta", s.step(ev.Index))
+			b := s.event("step.delta", ev.Index)
 			b = append(b, `,"delta":{"type":"arguments_delta","arguments":`...)
 			b = appendJSONString(b, ev.Text)
 			s.write(w, "step.delta", append(b, "}}"...))
 		}
 	case EventBlockStop:
-		if serverToolPart(ev.Block) != "" {
-			return
-		}
-		s.write(w, "step.stop", append(s.event("step.stop", s.step(ev.Index)), '}'))
+		s.write(w, "step.stop", append(s.event("step.stop", ev.Index), '}'))
 	case EventUsage:
 		if ev.Usage != nil {
 			s.usage = *ev.Usage
@@ -169,10 +168,6 @@ func (s *interactionsStreamEncoder) appendInteraction(b []byte, status string) [
 }
 
 // event begins a step event's data, up to its index.
-// step is the step index of the IR block index: server tool blocks are
-// left out, and blocks never interleave, so the ones after them move up.
-func (s *interactionsStreamEncoder) step(index int) int { return index - s.skipped }
-
 func (s *interactionsStreamEncoder) event(name string, index int) []byte {
 	b := append(s.buf[:0], `{"event_type":"`...)
 	b = append(b, name...)
