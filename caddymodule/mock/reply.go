@@ -44,6 +44,9 @@ type block struct {
 	signature string // thinking signature
 	callID    string // tool call id
 	name      string // tool name
+	// server is the call or result of a server tool block (kind
+	// PartServerToolCall or PartServerToolResult), which goes out whole.
+	server *translate.ServerToolUse
 }
 
 func (b *block) text() string { return strings.Join(b.deltas, "") }
@@ -118,6 +121,8 @@ func (r *reply) response(id, model string, inputTokens int) *translate.Response 
 		case translate.PartThinking:
 			reasoning += len(text)
 			resp.Parts = append(resp.Parts, translate.Part{Type: translate.PartThinking, Text: text, Signature: b.signature})
+		case translate.PartServerToolCall, translate.PartServerToolResult:
+			resp.Parts = append(resp.Parts, translate.Part{Type: b.kind, Server: b.server})
 		default:
 			resp.Parts = append(resp.Parts, translate.Part{Type: translate.PartText, Text: text})
 		}
@@ -206,6 +211,10 @@ func (r *reply) streamScript(resp *translate.Response, overloaded *translate.Err
 			for _, d := range b.deltas {
 				evs = e.ToolArgs(evs, d)
 			}
+		case translate.PartServerToolCall:
+			evs = e.ServerTool(evs, translate.BlockServerToolCall, b.server)
+		case translate.PartServerToolResult:
+			evs = e.ServerTool(evs, translate.BlockServerToolResult, b.server)
 		}
 		evs = e.CloseBlock(evs)
 		push()

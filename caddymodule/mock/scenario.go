@@ -54,6 +54,7 @@ var scenarios = map[string]scenarioFunc{
 	"reasoning":          reasoningScenario,
 	"long":               longScenario,
 	"agent":              agentScenario,
+	"web_search":         webSearchScenario,
 	"error_400":          errorScenario(http.StatusBadRequest, "louter_mock scenario error_400: invalid request"),
 	"error_401":          errorScenario(http.StatusUnauthorized, "louter_mock scenario error_401: invalid API key"),
 	"error_429":          errorScenario(http.StatusTooManyRequests, "louter_mock scenario error_429: rate limit exceeded"),

@@ -1,0 +1,38 @@
+package mock
+
+import (
+	"github.com/louter/louter/translate"
+)
+
+// webSearchScenario answers as a backend that ran a web search: the
+// search (its query is the last user message), the two pages it found,
+// and an answer. Anthropic and the Responses API put the search before
+// the text, Gemini after it (groundingMetadata), as the providers do.
+// Pages carry encrypted content, which only the Anthropic encoder writes.
+// It answers so whether or not the request offered the tool, so that a
+// test can see what a client whose protocol has no searches gets.
+func webSearchScenario(x *exchange) *reply {
+	query := ""
+	if m := lastMessage(x.req, translate.RoleUser); m != nil {
+		query = messageText(m, false)
+	}
+	if query == "" {
+		query = "louter"
+	}
+	prefix := x.spec.serverToolIDPrefix
+	if prefix == "" {
+		prefix = "srv_"
+	}
+	id := newID(prefix)
+	call := block{kind: translate.PartServerToolCall, server: &translate.ServerToolUse{ID: id, Kind: translate.ServerWebSearch, Query: query}}
+	result := block{kind: translate.PartServerToolResult, server: &translate.ServerToolUse{ID: id, Kind: translate.ServerWebSearch, Results: []translate.WebResult{
+		{URL: "https://louter.example/docs", Title: "louter docs", PageAge: "1 day ago", Encrypted: "mock-encrypted-1"},
+		{URL: "https://caddy.example/modules", Title: "Caddy modules", Encrypted: "mock-encrypted-2"},
+	}}}
+	text := block{kind: translate.PartText, deltas: words("Louter is a Caddy module that translates between LLM protocols.")}
+	blocks := []block{call, result, text}
+	if x.spec.protocol == translate.ProtocolGemini {
+		blocks = []block{text, call, result}
+	}
+	return &reply{blocks: blocks, stop: translate.StopEndTurn}
+}
