@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,8 @@ type search struct {
 	id, query string
 	pages     []string
 	text      string
+	// cites are the pages the text cites, as "url cited-text".
+	cites []string
 }
 
 func (s search) check(t *testing.T, wantQuery string) {
@@ -74,6 +77,15 @@ func (s search) check(t *testing.T, wantQuery string) {
 	}
 	if !strings.Contains(s.text, "Caddy module") {
 		t.Errorf("text %q", s.text)
+	}
+}
+
+// checkCites asserts the answer cites the mock's first page for "a Caddy
+// module".
+func (s search) checkCites(t *testing.T) {
+	t.Helper()
+	if len(s.cites) != 1 || s.cites[0] != mockSearchPages[0]+" a Caddy module" {
+		t.Errorf("citations %q", s.cites)
 	}
 }
 
@@ -122,6 +134,11 @@ func anthropicSearch(t *testing.T, e *env, model string, stream bool) (search, a
 			}
 		case anthropic.TextBlock:
 			s.text += v.Text
+			for _, c := range v.Citations {
+				if c.Type == "web_search_result_location" {
+					s.cites = append(s.cites, c.URL+" "+c.CitedText)
+				}
+			}
 		}
 	}
 	return s, msg.ToParam()
@@ -165,6 +182,11 @@ func responsesSearch(t *testing.T, e *env, model string, stream bool) (search, [
 			}
 		case "message":
 			for _, c := range it.AsMessage().Content {
+				for _, a := range c.Annotations {
+					if a.Type == "url_citation" && a.StartIndex >= 0 && a.EndIndex <= int64(len(c.Text)) && a.StartIndex < a.EndIndex {
+						s.cites = append(s.cites, a.URL+" "+c.Text[a.StartIndex:a.EndIndex])
+					}
+				}
 				s.text += c.Text
 			}
 		}
@@ -205,9 +227,16 @@ func geminiSearch(t *testing.T, e *env, model string, stream bool) search {
 		for _, q := range gm.WebSearchQueries {
 			s.id, s.query = "(gemini has none)", q
 		}
+		// A chunk's supports point into its own groundingChunks, which
+		// repeat the pages they cite: the pages are the distinct ones.
 		for _, ch := range gm.GroundingChunks {
-			if ch.Web != nil {
+			if ch.Web != nil && !slices.Contains(s.pages, ch.Web.URI) {
 				s.pages = append(s.pages, ch.Web.URI)
+			}
+		}
+		for _, sup := range gm.GroundingSupports {
+			if sup.Segment != nil && len(sup.GroundingChunkIndices) == 1 && int(sup.GroundingChunkIndices[0]) < len(gm.GroundingChunks) {
+				s.cites = append(s.cites, gm.GroundingChunks[sup.GroundingChunkIndices[0]].Web.URI+" "+sup.Segment.Text)
 			}
 		}
 	}
@@ -225,17 +254,21 @@ func TestIntegrationServerToolResults(t *testing.T) {
 			t.Run(fmt.Sprintf("anthropic client, %s, stream=%v", model, stream), func(t *testing.T) {
 				s, _ := anthropicSearch(t, e, model, stream)
 				s.check(t, query)
+				s.checkCites(t)
 			})
 		}
 		for _, model := range []string{"via-anth", "via-gem"} {
 			t.Run(fmt.Sprintf("responses client, %s, stream=%v", model, stream), func(t *testing.T) {
 				s, _ := responsesSearch(t, e, model, stream)
 				s.check(t, "louter")
+				s.checkCites(t)
 			})
 		}
 		for _, model := range []string{"via-anth", "via-resp"} {
 			t.Run(fmt.Sprintf("gemini client, %s, stream=%v", model, stream), func(t *testing.T) {
-				geminiSearch(t, e, model, stream).check(t, "louter")
+				s := geminiSearch(t, e, model, stream)
+				s.check(t, "louter")
+				s.checkCites(t)
 			})
 		}
 	}

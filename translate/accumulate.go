@@ -52,6 +52,9 @@ func (a *Accumulator) Add(ev *Event) {
 		if ev.Signature != "" {
 			a.resp.Parts[i].Signature += ev.Signature
 		}
+		if ev.Citation != nil {
+			a.resp.Parts[i].Citations = append(a.resp.Parts[i].Citations, *ev.Citation)
+		}
 		if ev.Text != "" {
 			a.texts[ev.Index].WriteString(ev.Text)
 		}
@@ -117,6 +120,9 @@ func ResponseEvents(dst []Event, r *Response) []Event {
 		switch p.Type {
 		case PartText:
 			dst = e.Text(dst, p.Text)
+			for j := range p.Citations {
+				dst = e.Cite(dst, &p.Citations[j])
+			}
 			dst = e.CloseBlock(dst)
 		case PartThinking:
 			dst = e.Thinking(dst, p.Text)

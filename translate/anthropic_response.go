@@ -163,7 +163,7 @@ func anthResponsePart(b gjson.Result) (Part, bool) {
 	case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result":
 		return anthServerToolPart(b)
 	case "text":
-		return Part{Type: PartText, Text: f.text.String()}, true
+		return Part{Type: PartText, Text: f.text.String(), Citations: anthCitations(b.Get("citations"))}, true
 	case "thinking":
 		return Part{Type: PartThinking, Text: f.thinking.String(), Signature: f.signature.String()}, true
 	case "redacted_thinking":
@@ -285,6 +285,16 @@ func appendAnthResponseBlock(b []byte, p *Part, req *Request) []byte {
 		b = appendJSONComma(b)
 		b = append(b, `{"type":"text","text":`...)
 		b = appendJSONString(b, p.Text)
+		if len(p.Citations) > 0 {
+			b = append(b, `,"citations":[`...)
+			for i := range p.Citations {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendAnthCitation(b, &p.Citations[i], p.Text)
+			}
+			b = append(b, ']')
+		}
 	case PartThinking:
 		// The signature is empty when the backend was not Anthropic; the
 		// client shows the thinking and sends it back to louter as is.

@@ -317,3 +317,35 @@ func (d *anthRequestDecoder) serverToolBlock(parts []Part, start, end int) []Par
 	}
 	return append(parts, p)
 }
+
+// anthCitations reads a text block's citations of web search results;
+// those of documents (char_location, …) cite what the client sent and are
+// not translated.
+func anthCitations(v gjson.Result) []Citation {
+	var out []Citation
+	v.ForEach(func(_, c gjson.Result) bool {
+		if c.Get("type").Str == "web_search_result_location" {
+			out = append(out, anthCitation(c))
+		}
+		return true
+	})
+	return out
+}
+
+func anthCitation(c gjson.Result) Citation {
+	return Citation{URL: c.Get("url").Str, Title: c.Get("title").Str, CitedText: c.Get("cited_text").Str, EncryptedIndex: c.Get("encrypted_index").Str}
+}
+
+// appendAnthCitation appends c, a citation of text, as a
+// web_search_result_location.
+func appendAnthCitation(b []byte, c *Citation, text string) []byte {
+	b = append(b, `{"type":"web_search_result_location","url":`...)
+	b = appendJSONString(b, c.URL)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, c.Title)
+	b = append(b, `,"cited_text":`...)
+	b = appendJSONString(b, c.citedText(text))
+	b = append(b, `,"encrypted_index":`...)
+	b = appendJSONString(b, c.EncryptedIndex)
+	return append(b, '}')
+}

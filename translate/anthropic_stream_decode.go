@@ -106,8 +106,10 @@ func (d *anthropicStreamDecoder) decodeScanned(dst []Event, typ string, data []b
 			field = &e.signature
 		case "input_json_delta":
 			field = &e.partialJSON
+		case "citations_delta":
+			return dst, false // decodeGJSON reads it
 		default:
-			return dst, true // citations_delta and newer delta types
+			return dst, true // newer delta types
 		}
 		// gjson's String gives "" for an absent or null field and the
 		// text of other kinds, which the gjson path handles.
@@ -198,9 +200,13 @@ func (d *anthropicStreamDecoder) decodeGJSON(dst []Event, name string, data []by
 				d.pendingInput = "" // the streamed input is the real one
 			}
 			return d.em.ToolArgs(dst, frag)
+		case "citations_delta":
+			if c := delta.Get("citation"); c.Get("type").Str == "web_search_result_location" {
+				cite := anthCitation(c)
+				return d.em.Cite(dst, &cite)
+			}
 		}
-		// citations_delta and newer delta types carry nothing the IR
-		// holds.
+		// Newer delta types carry nothing the IR holds.
 		return dst
 
 	case "content_block_stop":

@@ -201,7 +201,7 @@ func TestAnthropicStreamDecode(t *testing.T) {
 					{Type: translate.PartServerToolCall, Server: &translate.ServerToolUse{ID: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", Kind: translate.ServerWebSearch, Query: "weather NYC today"}},
 					{Type: translate.PartServerToolResult, Server: &translate.ServerToolUse{ID: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", Kind: translate.ServerWebSearch,
 						Results: []translate.WebResult{{URL: "https://example.com", Title: "Weather", Encrypted: "Ev0DCioIAxgCIiQ3NmU4ZmI4OC1k"}}}},
-					text("It is sunny.")},
+					{Type: translate.PartText, Text: "It is sunny.", Citations: []translate.Citation{{URL: "https://example.com", Title: "Weather", CitedText: "Sunny", EncryptedIndex: "Eo8BCioIAhgB"}}}},
 				StopReason: translate.StopEndTurn,
 				Usage:      translate.Usage{InputTokens: 2000, OutputTokens: 120},
 			},

@@ -75,7 +75,8 @@ func (t BlockType) String() string {
 //     whole server tool call or result (ID and Name repeat its id and kind).
 //   - EventBlockDelta: Index, Block; Text is the text, the thinking text or
 //     the tool call's argument fragment; Signature is a thinking signature
-//     (then Text is empty).
+//     (then Text is empty); Citation a page a text block cites (then Text
+//     is empty), at any point of the block.
 //   - EventBlockStop: Index, Block.
 //   - EventUsage: Usage, the cumulative counts known so far.
 //   - EventMessageStop: Stop, StopSequence, and Usage (final counts) when known.
@@ -93,6 +94,9 @@ type Event struct {
 
 	// Server is the server tool call or result of a block start.
 	Server *ServerToolUse `json:",omitempty"`
+	// Citation is, on a text delta without text, a page the text cites
+	// (citations.go).
+	Citation *Citation `json:",omitempty"`
 
 	Usage        *Usage
 	Stop         StopReason

@@ -1,6 +1,10 @@
 package translate
 
-import "github.com/tidwall/gjson"
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
 
 // Gemini reports the searches and fetches it ran on the candidate, after
 // the text they informed, not as parts (server_tool_results.go):
@@ -48,6 +52,7 @@ func (g *geminiGrounding) decode(dst []Event, em *Emitter, cand gjson.Result) []
 	if g.seen == nil {
 		g.seen = map[string]bool{}
 	}
+	dst = g.citations(dst, em, gm)
 	geminiGet(gm, "webSearchQueries", "web_search_queries").ForEach(func(_, q gjson.Result) bool {
 		if q.Str == "" || g.seen["q:"+q.Str] {
 			return true
@@ -102,13 +107,65 @@ func (g *geminiGrounding) decode(dst []Event, em *Emitter, cand gjson.Result) []
 	return dst
 }
 
+// citations emits the groundingSupports not reported before as citations
+// of the open text block, before the searches close it: each support
+// cites its segment of the answer from each chunk it names.
+func (g *geminiGrounding) citations(dst []Event, em *Emitter, gm gjson.Result) []Event {
+	chunks := geminiGet(gm, "groundingChunks", "grounding_chunks").Array()
+	geminiGet(gm, "groundingSupports", "grounding_supports").ForEach(func(_, s gjson.Result) bool {
+		seg := s.Get("segment")
+		start := int(geminiGet(seg, "startIndex", "start_index").Int())
+		end := int(geminiGet(seg, "endIndex", "end_index").Int())
+		geminiGet(s, "groundingChunkIndices", "grounding_chunk_indices").ForEach(func(_, ix gjson.Result) bool {
+			i := int(ix.Int())
+			if i < 0 || i >= len(chunks) {
+				return true
+			}
+			web := chunks[i].Get("web")
+			key := "c:" + strconv.Itoa(start) + ":" + strconv.Itoa(end) + ":" + web.Get("uri").Str
+			if web.Get("uri").Str == "" || g.seen[key] {
+				return true
+			}
+			g.seen[key] = true
+			dst = em.Cite(dst, &Citation{URL: web.Get("uri").Str, Title: web.Get("title").Str, CitedText: seg.Get("text").Str, Start: start, End: end})
+			return true
+		})
+		return true
+	})
+	return dst
+}
+
 // geminiGroundingOut is what a Gemini client is to get of the server
 // tool calls and results: the queries and sources a groundingMetadata
 // reports, the fetched URLs a urlContextMetadata does.
 type geminiGroundingOut struct {
-	queries []string
-	sources []WebResult
-	fetched []geminiFetched
+	queries  []string
+	sources  []WebResult
+	fetched  []geminiFetched
+	supports []geminiSupport
+}
+
+// geminiSupport is a citation as a groundingSupport: a segment of the
+// answer (its offsets when known: end < 0 when not) and the page.
+type geminiSupport struct {
+	start, end int
+	text       string
+	url, title string
+}
+
+// cite takes a citation of the text at offset..offset+len(text) of the
+// answer; text is "" when not known yet (a stream's citation that comes
+// before its text), and then the segment is the cited text alone.
+func (g *geminiGroundingOut) cite(c *Citation, text string, offset int) {
+	s := geminiSupport{end: -1, text: c.CitedText, url: c.URL, title: c.Title}
+	switch {
+	case text != "":
+		st, e := c.span(text)
+		s.start, s.end, s.text = offset+st, offset+e, text[st:e]
+	case c.End > 0:
+		s.start, s.end = offset+c.Start, offset+c.End
+	}
+	g.supports = append(g.supports, s)
 }
 
 // geminiFetched is a fetch a urlContextMetadata reports.
@@ -143,12 +200,28 @@ func (g *geminiGroundingOut) add(t PartType, u *ServerToolUse) {
 }
 
 func (g *geminiGroundingOut) empty() bool {
-	return len(g.queries) == 0 && len(g.sources) == 0 && len(g.fetched) == 0
+	return len(g.queries) == 0 && len(g.sources) == 0 && len(g.fetched) == 0 && len(g.supports) == 0
+}
+
+// chunkIndex is the index of url among the sources, added when missing:
+// a support points at a chunk of its own groundingMetadata.
+func (g *geminiGroundingOut) chunkIndex(url, title string) int {
+	for i := range g.sources {
+		if g.sources[i].URL == url {
+			return i
+		}
+	}
+	g.sources = append(g.sources, WebResult{URL: url, Title: title})
+	return len(g.sources) - 1
 }
 
 // append writes the candidate members ,"groundingMetadata":{…} and
 // ,"urlContextMetadata":{…} for what was added, and empties g.
 func (g *geminiGroundingOut) append(b []byte) []byte {
+	chunks := make([]int, len(g.supports))
+	for i := range g.supports {
+		chunks[i] = g.chunkIndex(g.supports[i].url, g.supports[i].title)
+	}
 	if len(g.queries) > 0 || len(g.sources) > 0 {
 		b = append(b, `,"groundingMetadata":{`...)
 		if len(g.queries) > 0 {
@@ -167,6 +240,29 @@ func (g *geminiGroundingOut) append(b []byte) []byte {
 				b = append(b, `,"title":`...)
 				b = appendJSONString(b, g.sources[i].Title)
 				b = append(b, "}}"...)
+			}
+			b = append(b, ']')
+		}
+		if len(g.supports) > 0 {
+			b = append(b, `,"groundingSupports":[`...)
+			for i := range g.supports {
+				s := &g.supports[i]
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"segment":{`...)
+				if s.end >= 0 {
+					b = append(b, `"startIndex":`...)
+					b = appendJSONInt(b, int64(s.start))
+					b = append(b, `,"endIndex":`...)
+					b = appendJSONInt(b, int64(s.end))
+					b = append(b, ',')
+				}
+				b = append(b, `"text":`...)
+				b = appendJSONString(b, s.text)
+				b = append(b, `},"groundingChunkIndices":[`...)
+				b = appendJSONInt(b, int64(chunks[i]))
+				b = append(b, "]}"...)
 			}
 			b = append(b, ']')
 		}
@@ -195,6 +291,6 @@ func (g *geminiGroundingOut) append(b []byte) []byte {
 		}
 		b = append(b, "]}"...)
 	}
-	*g = geminiGroundingOut{queries: g.queries[:0], sources: g.sources[:0], fetched: g.fetched[:0]}
+	*g = geminiGroundingOut{queries: g.queries[:0], sources: g.sources[:0], fetched: g.fetched[:0], supports: g.supports[:0]}
 	return b
 }

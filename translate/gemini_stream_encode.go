@@ -24,6 +24,9 @@ type geminiStreamEncoder struct {
 	// grounding is what the next chunk reports of the server tool calls
 	// and results (gemini_grounding.go).
 	grounding geminiGroundingOut
+	// textAt is how much text the answer has had, blockAt where the open
+	// text block's starts: the offsets of its citations.
+	textAt, blockAt int
 
 	inTool   bool
 	toolID   string
@@ -55,10 +58,15 @@ func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		if ev.Block == BlockToolCall {
 			s.inTool, s.toolID, s.toolName, s.args = true, ev.ID, ev.Name, s.args[:0]
 		}
+		s.blockAt = s.textAt
 	case EventBlockDelta:
 		switch ev.Block {
 		case BlockText:
+			if ev.Citation != nil {
+				s.grounding.cite(ev.Citation, "", s.blockAt)
+			}
 			if ev.Text != "" {
+				s.textAt += len(ev.Text)
 				b := append(s.start(), `{"text":`...)
 				b = appendJSONString(b, ev.Text)
 				s.write(w, s.end(append(b, '}'), ""))

@@ -55,6 +55,9 @@ type Part struct {
 	// the IR dumps of parts without one read as before.
 	Server *ServerToolUse `json:",omitempty"`
 
+	// Citations are the pages a text part cites (citations.go).
+	Citations []Citation `json:",omitempty"`
+
 	// CacheControl is the raw Anthropic cache_control object, if any. Only
 	// protocols that can express it re-emit it.
 	CacheControl json.RawMessage

@@ -51,7 +51,7 @@ func respDecodeOutputItem(resp *Response, it gjson.Result) {
 			switch c.Get("type").Str {
 			case "output_text":
 				if t := c.Get("text").Str; t != "" {
-					resp.Parts = append(resp.Parts, Part{Type: PartText, Text: t})
+					resp.Parts = append(resp.Parts, Part{Type: PartText, Text: t, Citations: respCitations(c.Get("annotations"), t)})
 				}
 			case "refusal":
 				resp.Refusal += c.Get("refusal").Str
@@ -294,7 +294,9 @@ func respAppendMessageItem(b []byte, id, status string, parts []Part, refusal st
 // respAppendOutputText appends an output_text content part holding the
 // text of parts.
 func respAppendOutputText(b []byte, parts []Part) []byte {
-	b = append(b, `{"type":"output_text","annotations":[],"logprobs":[],"text":`...)
+	b = append(b, `{"type":"output_text","annotations":`...)
+	b = respAppendAnnotations(b, parts) // openai_responses_citations.go
+	b = append(b, `,"logprobs":[],"text":`...)
 	b = oaiAppendTextJoin(b, "", parts, PartText, "")
 	return append(b, '}')
 }

@@ -52,6 +52,9 @@ type respStreamEncoder struct {
 
 	// The open web_search_call item's call, and its result once it came.
 	srvCall, srvResult *ServerToolUse
+	// cites are the citations of the open text item, written at its end
+	// (openai_responses_citations.go).
+	cites []Citation
 }
 
 // Encode implements StreamEncoder.
@@ -213,6 +216,9 @@ func (s *respStreamEncoder) delta(w FrameWriter, ev *Event) {
 	if ev.Signature != "" {
 		s.enc += ev.Signature
 	}
+	if ev.Citation != nil && s.kind == BlockText {
+		s.cites = append(s.cites, *ev.Citation)
+	}
 	if ev.Text == "" {
 		return
 	}
@@ -266,15 +272,16 @@ func (s *respStreamEncoder) closeItem(w FrameWriter) {
 	case BlockServerToolCall:
 		item = s.serverToolItem(w)
 	case BlockText:
+		cites := s.citationEvents(w, text)
 		b := s.itemEvent("response.output_text.done")
 		b = append(b, `,"content_index":0,"text":`...)
 		b = appendJSONString(b, text)
 		s.write(w, "response.output_text.done", append(b, `,"logprobs":[]}`...))
 		b = s.itemEvent("response.content_part.done")
 		b = append(b, `,"content_index":0,"part":`...)
-		b = respAppendOutputText(b, []Part{{Type: PartText, Text: text}})
+		b = respAppendOutputText(b, []Part{{Type: PartText, Text: text, Citations: cites}})
 		s.write(w, "response.content_part.done", append(b, '}'))
-		item = respAppendMessageItem(nil, s.itemID, "completed", []Part{{Type: PartText, Text: text}}, "")
+		item = respAppendMessageItem(nil, s.itemID, "completed", []Part{{Type: PartText, Text: text, Citations: cites}}, "")
 	case BlockThinking, BlockRedactedThinking:
 		if s.summaryOn {
 			b := s.itemEvent("response.reasoning_summary_text.done")

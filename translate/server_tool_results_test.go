@@ -15,9 +15,9 @@ var serverToolAnswers = []struct {
 	body    string
 	// frames is the same answer streamed: name and data of each event.
 	frames [][2]string
-	// encrypted is the backend's opaque content, which no other
+	// encrypted are the backend's opaque contents, which no other
 	// protocol's client may get.
-	encrypted string
+	encrypted []string
 }{
 	{
 		backend: ProtocolAnthropic,
@@ -26,7 +26,7 @@ var serverToolAnswers = []struct {
 			{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[
 				{"type":"web_search_result","url":"https://a.example/1","title":"One","encrypted_content":"ENC-A1","page_age":"2 days ago"},
 				{"type":"web_search_result","url":"https://b.example/2","title":"Two","encrypted_content":"ENC-B2"}]},
-			{"type":"text","text":"Louter is a Caddy module."}],
+			{"type":"text","text":"Louter is a Caddy module.","citations":[{"type":"web_search_result_location","url":"https://a.example/1","title":"One","cited_text":"a Caddy module","encrypted_index":"EIDX-1"}]}],
 			"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":5}}`,
 		frames: [][2]string{
 			{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}`},
@@ -37,18 +37,19 @@ var serverToolAnswers = []struct {
 			{"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://a.example/1","title":"One","encrypted_content":"ENC-A1","page_age":"2 days ago"},{"type":"web_search_result","url":"https://b.example/2","title":"Two","encrypted_content":"ENC-B2"}]}}`},
 			{"content_block_stop", `{"type":"content_block_stop","index":1}`},
 			{"content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`},
+			{"content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","url":"https://a.example/1","title":"One","cited_text":"a Caddy module","encrypted_index":"EIDX-1"}}}`},
 			{"content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Louter is a Caddy module."}}`},
 			{"content_block_stop", `{"type":"content_block_stop","index":2}`},
 			{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}}`},
 			{"message_stop", `{"type":"message_stop"}`},
 		},
-		encrypted: "ENC-A1",
+		encrypted: []string{"ENC-A1", "EIDX-1"},
 	},
 	{
 		backend: ProtocolOpenAIResponses,
 		body: `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[
 			{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"louter caddy","sources":[{"type":"url","url":"https://a.example/1"},{"type":"url","url":"https://b.example/2"}]}},
-			{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Louter is a Caddy module.","annotations":[]}]}],
+			{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Louter is a Caddy module.","annotations":[{"type":"url_citation","url":"https://a.example/1","title":"One","start_index":10,"end_index":24}]}]}],
 			"usage":{"input_tokens":10,"output_tokens":5}}`,
 		frames: [][2]string{
 			{"response.created", `{"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}`},
@@ -59,18 +60,19 @@ var serverToolAnswers = []struct {
 			{"response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"louter caddy","sources":[{"type":"url","url":"https://a.example/1"},{"type":"url","url":"https://b.example/2"}]}}}`},
 			{"response.output_item.added", `{"type":"response.output_item.added","output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant","status":"in_progress","content":[]}}`},
 			{"response.output_text.delta", `{"type":"response.output_text.delta","output_index":1,"item_id":"msg_1","content_index":0,"delta":"Louter is a Caddy module."}`},
-			{"response.output_item.done", `{"type":"response.output_item.done","output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Louter is a Caddy module.","annotations":[]}]}}`},
+			{"response.output_text.annotation.added", `{"type":"response.output_text.annotation.added","output_index":1,"item_id":"msg_1","content_index":0,"annotation_index":0,"annotation":{"type":"url_citation","url":"https://a.example/1","title":"One","start_index":10,"end_index":24}}`},
+			{"response.output_item.done", `{"type":"response.output_item.done","output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Louter is a Caddy module.","annotations":[{"type":"url_citation","url":"https://a.example/1","title":"One","start_index":10,"end_index":24}]}]}}`},
 			{"response.completed", `{"type":"response.completed","response":{"id":"resp_1","status":"completed","usage":{"input_tokens":10,"output_tokens":5}}}`},
 		},
 	},
 	{
 		backend: ProtocolGemini,
 		body: `{"candidates":[{"content":{"role":"model","parts":[{"text":"Louter is a Caddy module."}]},"finishReason":"STOP","index":0,
-			"groundingMetadata":{"webSearchQueries":["louter caddy"],"groundingChunks":[{"web":{"uri":"https://a.example/1","title":"One"}},{"web":{"uri":"https://b.example/2","title":"Two"}}]}}],
+			"groundingMetadata":{"webSearchQueries":["louter caddy"],"groundingChunks":[{"web":{"uri":"https://a.example/1","title":"One"}},{"web":{"uri":"https://b.example/2","title":"Two"}}],"groundingSupports":[{"segment":{"startIndex":10,"endIndex":24,"text":"a Caddy module"},"groundingChunkIndices":[0]}]}}],
 			"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5},"modelVersion":"gemini-2.5-flash"}`,
 		frames: [][2]string{
 			{"", `{"candidates":[{"content":{"role":"model","parts":[{"text":"Louter is a Caddy module."}]},"index":0}],"modelVersion":"gemini-2.5-flash"}`},
-			{"", `{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0,"groundingMetadata":{"webSearchQueries":["louter caddy"],"groundingChunks":[{"web":{"uri":"https://a.example/1","title":"One"}},{"web":{"uri":"https://b.example/2","title":"Two"}}]}}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5},"modelVersion":"gemini-2.5-flash"}`},
+			{"", `{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0,"groundingMetadata":{"webSearchQueries":["louter caddy"],"groundingChunks":[{"web":{"uri":"https://a.example/1","title":"One"}},{"web":{"uri":"https://b.example/2","title":"Two"}}],"groundingSupports":[{"segment":{"startIndex":10,"endIndex":24,"text":"a Caddy module"},"groundingChunkIndices":[0]}]}}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5},"modelVersion":"gemini-2.5-flash"}`},
 		},
 	},
 }
@@ -79,7 +81,9 @@ var serverToolAnswers = []struct {
 func checkServerToolIR(t *testing.T, parts []Part) {
 	t.Helper()
 	var call, result *ServerToolUse
+	var cites []Citation
 	for i := range parts {
+		cites = append(cites, parts[i].Citations...)
 		switch parts[i].Type {
 		case PartServerToolCall:
 			call = parts[i].Server
@@ -93,6 +97,12 @@ func checkServerToolIR(t *testing.T, parts []Part) {
 	if result == nil || result.ID != call.ID || len(result.Results) != 2 ||
 		result.Results[0].URL != "https://a.example/1" || result.Results[1].URL != "https://b.example/2" {
 		t.Fatalf("result = %+v", result)
+	}
+	// The text cites the first page: "a Caddy module" (bytes 10..24),
+	// by its text or by its span.
+	if len(cites) != 1 || cites[0].URL != "https://a.example/1" || cites[0].Title != "One" ||
+		cites[0].CitedText != "a Caddy module" && (cites[0].Start != 10 || cites[0].End != 24) {
+		t.Fatalf("citations = %+v", cites)
 	}
 }
 
@@ -112,16 +122,21 @@ var serverToolClientChecks = []struct {
 		if !bytes.Contains(out, []byte(`louter caddy`)) {
 			t.Errorf("no query in\n%s", out)
 		}
+		if !bytes.Contains(out, []byte(`{"type":"web_search_result_location","url":"https://a.example/1","title":"One","cited_text":`)) {
+			t.Errorf("no citation in\n%s", out)
+		}
 	}},
 	{ProtocolOpenAIResponses, func(t *testing.T, out []byte) {
-		for _, want := range []string{`"type":"web_search_call"`, `"query":"louter caddy"`, `"sources":[{"type":"url","url":"https://a.example/1"},{"type":"url","url":"https://b.example/2"}]`} {
+		for _, want := range []string{`"type":"web_search_call"`, `"query":"louter caddy"`, `"sources":[{"type":"url","url":"https://a.example/1"},{"type":"url","url":"https://b.example/2"}]`,
+			`"annotations":[{"type":"url_citation","url":"https://a.example/1","title":"One","start_index":`} {
 			if !bytes.Contains(out, []byte(want)) {
 				t.Errorf("no %s in\n%s", want, out)
 			}
 		}
 	}},
 	{ProtocolGemini, func(t *testing.T, out []byte) {
-		for _, want := range []string{`"groundingMetadata":{"webSearchQueries":["louter caddy"],"groundingChunks":[{"web":{"uri":"https://a.example/1","title":`} {
+		for _, want := range []string{`"groundingMetadata":{"webSearchQueries":["louter caddy"],"groundingChunks":[{"web":{"uri":"https://a.example/1","title":`,
+			`"text":"a Caddy module"},"groundingChunkIndices":[0]}]`} {
 			if !bytes.Contains(out, []byte(want)) {
 				t.Errorf("no %s in\n%s", want, out)
 			}
@@ -167,11 +182,13 @@ func TestServerToolResultsResponse(t *testing.T) {
 					t.Fatalf("not JSON: %s", out)
 				}
 				c.check(t, out)
-				if a.encrypted != "" && c.client != a.backend && bytes.Contains(out, []byte(a.encrypted)) {
-					t.Errorf("encrypted content went to a %s client: %s", c.client, out)
-				}
-				if a.encrypted != "" && c.client == a.backend && !bytes.Contains(out, []byte(a.encrypted)) {
-					t.Errorf("encrypted content lost: %s", out)
+				for _, enc := range a.encrypted {
+					if c.client != a.backend && bytes.Contains(out, []byte(enc)) {
+						t.Errorf("encrypted content went to a %s client: %s", c.client, out)
+					}
+					if c.client == a.backend && !bytes.Contains(out, []byte(enc)) {
+						t.Errorf("encrypted content %s lost: %s", enc, out)
+					}
 				}
 			})
 		}
@@ -226,8 +243,10 @@ func TestServerToolResultsStream(t *testing.T) {
 				}
 				joined := bytes.Join(out.data, []byte("\n"))
 				c.check(t, joined)
-				if a.encrypted != "" && c.client != a.backend && bytes.Contains(joined, []byte(a.encrypted)) {
-					t.Errorf("encrypted content went to a %s client", c.client)
+				for _, enc := range a.encrypted {
+					if c.client != a.backend && bytes.Contains(joined, []byte(enc)) {
+						t.Errorf("encrypted content went to a %s client", c.client)
+					}
 				}
 			})
 		}

@@ -47,6 +47,8 @@ type block struct {
 	// server is the call or result of a server tool block (kind
 	// PartServerToolCall or PartServerToolResult), which goes out whole.
 	server *translate.ServerToolUse
+	// cites are the citations of a text block, streamed after its text.
+	cites []translate.Citation
 }
 
 func (b *block) text() string { return strings.Join(b.deltas, "") }
@@ -124,7 +126,7 @@ func (r *reply) response(id, model string, inputTokens int) *translate.Response 
 		case translate.PartServerToolCall, translate.PartServerToolResult:
 			resp.Parts = append(resp.Parts, translate.Part{Type: b.kind, Server: b.server})
 		default:
-			resp.Parts = append(resp.Parts, translate.Part{Type: translate.PartText, Text: text})
+			resp.Parts = append(resp.Parts, translate.Part{Type: translate.PartText, Text: text, Citations: b.cites})
 		}
 	}
 	// Token counts are estimates (4 bytes a token), never zero, so clients
@@ -200,6 +202,9 @@ func (r *reply) streamScript(resp *translate.Response, overloaded *translate.Err
 					push()
 					return append(steps, step{kind: stepRaw, raw: r.faultEvent})
 				}
+			}
+			for j := range b.cites {
+				evs = e.Cite(evs, &b.cites[j])
 			}
 		case translate.PartThinking:
 			for _, d := range b.deltas {
