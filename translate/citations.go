@@ -19,10 +19,11 @@ import "strings"
 // The IR holds them on the text part they cite from (Part.Citations), in a
 // stream as text deltas carrying a Citation (event.go). A citation's span
 // is Start..End, byte offsets into its part's text, End 0 for the whole
-// part (Anthropic's). An encoder writes them where its protocol has them;
-// Gemini and OpenAI Chat clients, and Interactions clients, get none, and
-// a citation in a client's history is left out as before (its encrypted
-// index is Anthropic's, and the text it cites is there anyway).
+// part (Anthropic's); one that gives only the cited text is found in the
+// part's text (span). An encoder writes them where its protocol has them;
+// OpenAI Chat and Interactions clients get none, and a citation in a
+// client's history is left out as before (its encrypted index is
+// Anthropic's, and the text it cites is there anyway).
 
 // Citation is a page a text part cites.
 type Citation struct {

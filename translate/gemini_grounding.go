@@ -28,7 +28,9 @@ import (
 //     as groundingMetadata: the queries and sources of each result on a
 //     chunk of its own as it arrives (in a whole response, on the
 //     candidate), the queries no result followed on the last chunk.
-//     groundingSupports (citations) are not made.
+//     Citations become groundingSupports, the pages they cite repeated in
+//     the groundingChunks of the chunk that carries them, since a
+//     support's indices point into its own metadata.
 
 // geminiServerToolIDPrefix starts the ids louter makes for Gemini's
 // queries.
