@@ -182,15 +182,20 @@ func TestServerToolResultsResponse(t *testing.T) {
 					t.Fatalf("not JSON: %s", out)
 				}
 				c.check(t, out)
-				for _, enc := range a.encrypted {
-					if c.client != a.backend && bytes.Contains(out, []byte(enc)) {
-						t.Errorf("encrypted content went to a %s client: %s", c.client, out)
-					}
-					if c.client == a.backend && !bytes.Contains(out, []byte(enc)) {
-						t.Errorf("encrypted content %s lost: %s", enc, out)
-					}
-				}
+				checkEncrypted(t, a.encrypted, a.backend, c.client, out)
 			})
+		}
+	}
+}
+
+// checkEncrypted asserts that the backend's encrypted contents are in out,
+// a client's answer, when the client speaks the backend's protocol, and
+// nowhere else.
+func checkEncrypted(t *testing.T, encrypted []string, backend, client Protocol, out []byte) {
+	t.Helper()
+	for _, enc := range encrypted {
+		if has := bytes.Contains(out, []byte(enc)); has != (client == backend) {
+			t.Errorf("encrypted content %s in a %s client's answer: %v, want %v", enc, client, has, client == backend)
 		}
 	}
 }
@@ -243,11 +248,7 @@ func TestServerToolResultsStream(t *testing.T) {
 				}
 				joined := bytes.Join(out.data, []byte("\n"))
 				c.check(t, joined)
-				for _, enc := range a.encrypted {
-					if c.client != a.backend && bytes.Contains(joined, []byte(enc)) {
-						t.Errorf("encrypted content went to a %s client", c.client)
-					}
-				}
+				checkEncrypted(t, a.encrypted, a.backend, c.client, joined)
 			})
 		}
 	}

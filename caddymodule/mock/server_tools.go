@@ -12,10 +12,7 @@ import (
 // It answers so whether or not the request offered the tool, so that a
 // test can see what a client whose protocol has no searches gets.
 func webSearchScenario(x *exchange) *reply {
-	query := ""
-	if m := lastMessage(x.req, translate.RoleUser); m != nil {
-		query = messageText(m, false)
-	}
+	query := lastUserText(x.req)
 	if query == "" {
 		query = "louter"
 	}
