@@ -231,7 +231,8 @@ func (l *Louter) serveBackend(w http.ResponseWriter, r *http.Request, q *chatReq
 		return nil, nil // refused: no backend was asked
 	}
 	r = l.backendRequest(r, q, &a)
-	l.watchAttempt(r, rw) // features beyond louter's own (attempt_hooks.go)
+	q.watchServerToolDrops(rw) // server_tool_drops.go
+	l.watchAttempt(r, rw)      // features beyond louter's own (attempt_hooks.go)
 	defer l.recoverBackendCut(r, q, &a, gate, &failure, &err)
 	ur, timers := l.startStreamTimers(rw, r) // stream_timers.go
 	if timers != nil {

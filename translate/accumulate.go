@@ -38,6 +38,8 @@ func (a *Accumulator) Add(ev *Event) {
 		case BlockToolCall:
 			p.Type = PartToolCall
 			p.ToolCall = &ToolCall{ID: ev.ID, Name: ev.Name}
+		case BlockServerToolCall, BlockServerToolResult:
+			p.Type, p.Server = serverToolPart(ev.Block), ev.Server
 		}
 		a.parts[ev.Index] = len(a.resp.Parts)
 		a.resp.Parts = append(a.resp.Parts, p)
@@ -49,6 +51,9 @@ func (a *Accumulator) Add(ev *Event) {
 		}
 		if ev.Signature != "" {
 			a.resp.Parts[i].Signature += ev.Signature
+		}
+		if ev.Citation != nil {
+			a.resp.Parts[i].Citations = append(a.resp.Parts[i].Citations, *ev.Citation)
 		}
 		if ev.Text != "" {
 			a.texts[ev.Index].WriteString(ev.Text)
@@ -115,6 +120,9 @@ func ResponseEvents(dst []Event, r *Response) []Event {
 		switch p.Type {
 		case PartText:
 			dst = e.Text(dst, p.Text)
+			for j := range p.Citations {
+				dst = e.Cite(dst, &p.Citations[j])
+			}
 			dst = e.CloseBlock(dst)
 		case PartThinking:
 			dst = e.Thinking(dst, p.Text)
@@ -126,6 +134,8 @@ func ResponseEvents(dst []Event, r *Response) []Event {
 			dst = e.ToolStart(dst, p.ToolCall.ID, p.ToolCall.Name)
 			dst = e.ToolArgs(dst, p.ToolCall.Arguments)
 			dst = e.CloseBlock(dst)
+		case PartServerToolCall, PartServerToolResult:
+			dst = e.ServerTool(dst, serverToolBlock(p.Type), p.Server)
 		}
 	}
 	if r.Refusal != "" {

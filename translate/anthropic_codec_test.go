@@ -140,12 +140,17 @@ func anthDumpEvents(evs []Event) []byte {
 			if e.Block == BlockToolCall {
 				fmt.Fprintf(&b, " id=%s name=%s", e.ID, e.Name)
 			}
+			if s := e.Server; s != nil {
+				fmt.Fprintf(&b, " id=%s kind=%s query=%q url=%q results=%d error=%q", s.ID, s.Kind, s.Query, s.URL, len(s.Results), s.ErrorCode)
+			}
 			if e.Signature != "" {
 				fmt.Fprintf(&b, " data=%s", strconv.Quote(e.Signature))
 			}
 			b.WriteByte('\n')
 		case EventBlockDelta:
-			if e.Signature != "" {
+			if c := e.Citation; c != nil {
+				fmt.Fprintf(&b, "block_delta %d %s citation url=%s title=%q cited=%q span=%d..%d\n", e.Index, e.Block, c.URL, c.Title, c.CitedText, c.Start, c.End)
+			} else if e.Signature != "" {
 				fmt.Fprintf(&b, "block_delta %d %s signature=%s\n", e.Index, e.Block, strconv.Quote(e.Signature))
 			} else {
 				fmt.Fprintf(&b, "block_delta %d %s %s\n", e.Index, e.Block, strconv.Quote(e.Text))

@@ -368,6 +368,9 @@ func (d *anthRequestDecoder) blockAt(parts []Part, path *anthPath, at int, where
 	if m.bad {
 		return parts, 0, errAnthSyntax
 	}
+	if where == anthInMessage && f.typ.kind == jsonString && anthIsServerToolBlock(d.str(f.typ)) {
+		return d.serverToolBlock(parts, at, m.i), m.i, nil // anthropic_server_tool_blocks.go
+	}
 	parts, err := d.block(parts, path, &f, where)
 	return parts, m.i, err
 }

@@ -41,6 +41,10 @@ var anthRefSeeds = []string{
 	``,
 	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_` + strings.Repeat("c", 70) + `-ts-QUJD","name":"f","input":{}},{"type":"tool_use","id":"-th-\u00e9","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_` + strings.Repeat("c", 70) + `-ts-QUJD","content":"r"},{"type":"tool_result","tool_use_id":"-th-\u00e9","content":"r"}]}]}`,
 	`{"model":"m","messages":[{"role":"user","content":"ab` + "\xff" + `\u2028` + "\u2028" + `"}]}`,
+	// Server tool blocks (anthropic_server_tool_blocks.go): translated,
+	// untranslated, failed, and malformed.
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q\u00e9"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"u","title":"t","encrypted_content":"e","page_age":"1d"},{"type":"other"}]},{"type":"server_tool_use","id":"s2","name":"code_execution","input":{}},{"type":"web_fetch_tool_result","tool_use_id":"s3","content":{"type":"web_fetch_tool_error","error_code":"url_not_accessible"}}]}]}`,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"server_tool_use","name":7,"input":[1]},{"type":"web_search_tool_result","content":{"type":"web_search_tool_result_error"}},{"type":"web_fetch_tool_result","tool_use_id":"s","content":{"type":"web_fetch_result","url":"u","content":{"type":"document","source":{"type":"text","data":"d"},"title":"t"}}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"web_search_tool_result"}]}]}]}`,
 }
 
 // FuzzAnthropicDecodeRequestReference holds the single-pass decoder to the

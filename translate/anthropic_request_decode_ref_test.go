@@ -277,6 +277,14 @@ func (d *anthRefDecoder) blocks(path anthPath, arr gjson.Result, where anthBlock
 			err = bpath.bad("content block must be an object")
 			return false
 		}
+		if where == anthInMessage && anthIsServerToolBlock(b.Get("type").Str) {
+			if p, ok := anthServerToolPart(b); ok {
+				parts = append(parts, p)
+			} else {
+				d.req.Drop("messages.content", "block type server_tool_use is not translated")
+			}
+			return true
+		}
 		parts, err = d.block(parts, &bpath, anthCollectBlock(b), where)
 		return err == nil
 	})

@@ -159,11 +159,17 @@ func TestAnthropicDecodeFeatures(t *testing.T) {
 	}
 
 	asst := req.Messages[1].Parts
-	if len(asst) != 3 || asst[0].Type != PartRedactedThinking || asst[0].Signature != "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" {
-		t.Fatalf("assistant parts = %+v, want redacted thinking and two tool calls", asst)
+	if len(asst) != 5 || asst[0].Type != PartRedactedThinking || asst[0].Signature != "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" {
+		t.Fatalf("assistant parts = %+v, want redacted thinking, a web search and its result, and two tool calls", asst)
 	}
-	if asst[2].ToolCall.Arguments != "{}" {
-		t.Errorf("empty input = %q", asst[2].ToolCall.Arguments)
+	if s := asst[1].Server; asst[1].Type != PartServerToolCall || s.ID != "srvtoolu_01" || s.Kind != ServerWebSearch || s.Query != "louter" {
+		t.Errorf("server tool call = %+v", s)
+	}
+	if s := asst[2].Server; asst[2].Type != PartServerToolResult || s.ID != "srvtoolu_01" || len(s.Results) != 0 {
+		t.Errorf("server tool result = %+v", s)
+	}
+	if asst[4].ToolCall.Arguments != "{}" {
+		t.Errorf("empty input = %q", asst[4].ToolCall.Arguments)
 	}
 	results := req.Messages[2].Parts
 	tr := results[0].ToolResult
@@ -183,8 +189,6 @@ func TestAnthropicDecodeFeatures(t *testing.T) {
 		"messages.content.document.citations: citations are not translated",
 		"messages.content.document.context: not translated",
 		"messages.content: block type search_result is not translated",
-		"messages.content: block type server_tool_use is not translated",
-		"messages.content: block type web_search_tool_result is not translated",
 		"messages.content.tool_result.content: block type tool_reference is not translated",
 		"tools: server tool bash_20250124 is not translated",
 		"tools.eager_input_streaming: Anthropic-only streaming option",

@@ -186,8 +186,11 @@ func (e *anthRequestEncoder) collect() {
 			req.Drop("system", string(p.Type)+" content in a system prompt is not supported by Anthropic")
 		}
 	}
-	for mi := range req.Messages {
-		m := &req.Messages[mi]
+	// Server tool blocks another provider made go as text
+	// (server_tool_results.go).
+	msgs := withServerToolsAsText(req.Messages, anthropicCodec{}.KeepsServerTool)
+	for mi := range msgs {
+		m := &msgs[mi]
 		if m.Role == RoleSystem {
 			// Anthropic takes no system role in messages: the text joins
 			// the system prompt. Nothing is lost but its position.
@@ -242,6 +245,8 @@ func (e *anthRequestEncoder) keep(p *Part) bool {
 		return true
 	case PartRedactedThinking:
 		return p.Signature != ""
+	case PartServerToolCall, PartServerToolResult:
+		return p.Server != nil
 	}
 	e.req.Drop("messages.content", "part type "+string(p.Type)+" is not supported by Anthropic")
 	return false

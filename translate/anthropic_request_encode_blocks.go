@@ -91,6 +91,8 @@ func (e *anthRequestEncoder) appendPart(b []byte, p *Part) []byte {
 		b = append(b, `{"type":"redacted_thinking","data":`...)
 		b = appendJSONString(b, p.Signature)
 		return append(b, '}')
+	case PartServerToolCall, PartServerToolResult:
+		return appendAnthServerToolBlock(b, p)
 	}
 	return b
 }

@@ -154,14 +154,16 @@ func (c anthropicCodec) DecodeResponse(body []byte) (*Response, error) {
 	return resp, nil
 }
 
-// anthResponsePart decodes one content block of a response. Server tool
-// blocks (server_tool_use, web_search_tool_result, …) are Anthropic's own
-// business and are skipped.
+// anthResponsePart decodes one content block of a response. Web search
+// and fetch blocks become server tool parts (anthropic_server_tool_blocks.go);
+// the blocks of server tools louter does not translate are skipped.
 func anthResponsePart(b gjson.Result) (Part, bool) {
 	f := anthCollectBlock(b)
 	switch f.typ.Str {
+	case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result":
+		return anthServerToolPart(b)
 	case "text":
-		return Part{Type: PartText, Text: f.text.String()}, true
+		return Part{Type: PartText, Text: f.text.String(), Citations: anthCitations(b.Get("citations"))}, true
 	case "thinking":
 		return Part{Type: PartThinking, Text: f.thinking.String(), Signature: f.signature.String()}, true
 	case "redacted_thinking":
@@ -283,6 +285,16 @@ func appendAnthResponseBlock(b []byte, p *Part, req *Request) []byte {
 		b = appendJSONComma(b)
 		b = append(b, `{"type":"text","text":`...)
 		b = appendJSONString(b, p.Text)
+		if len(p.Citations) > 0 {
+			b = append(b, `,"citations":[`...)
+			for i := range p.Citations {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendAnthCitation(b, &p.Citations[i], p.Text)
+			}
+			b = append(b, ']')
+		}
 	case PartThinking:
 		// The signature is empty when the backend was not Anthropic; the
 		// client shows the thinking and sends it back to louter as is.
@@ -295,6 +307,11 @@ func appendAnthResponseBlock(b []byte, p *Part, req *Request) []byte {
 		b = appendJSONComma(b)
 		b = append(b, `{"type":"redacted_thinking","data":`...)
 		b = appendJSONString(b, p.Signature)
+	case PartServerToolCall, PartServerToolResult:
+		if p.Server == nil {
+			return b
+		}
+		return appendAnthServerToolBlock(appendJSONComma(b), p)
 	case PartToolCall:
 		tc := p.ToolCall
 		if tc == nil {

@@ -24,6 +24,8 @@ func TestAnthropicDecodeResponse(t *testing.T) {
 					{Type: PartThinking, Text: "I need the weather.", Signature: "EqQBCkYIBxgCKkB+/=="},
 					{Type: PartRedactedThinking, Signature: "EmwKAhgBEgy3va3pzix"},
 					{Type: PartText, Text: "Let me check."},
+					{Type: PartServerToolCall, Server: &ServerToolUse{ID: "srvtoolu_01", Kind: ServerWebSearch, Query: "paris"}},
+					{Type: PartServerToolResult, Server: &ServerToolUse{ID: "srvtoolu_01", Kind: ServerWebSearch}},
 					{Type: PartToolCall, ToolCall: &ToolCall{ID: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", Name: "get_weather", Arguments: `{"location": "Paris, FR", "unit": "celsius"}`}},
 					{Type: PartToolCall, ToolCall: &ToolCall{ID: "toolu_01NoInput", Name: "get_time", Arguments: "{}"}},
 				},

@@ -17,10 +17,13 @@ type anthropicStreamDecoder struct {
 	stopSeq  string
 	sawDelta bool
 
-	// skipped lists the wire indices of server tool blocks
-	// (server_tool_use, web_search_tool_result, …), whose deltas and stop
-	// are ignored.
+	// skipped lists the wire indices of blocks whose deltas and stop are
+	// ignored: those of server tools louter does not translate, and
+	// server tool results, emitted whole at their start.
 	skipped []int
+
+	// srv is the server_tool_use block being read, nil when none.
+	srv *anthServerToolStream
 
 	// pendingInput is a tool call's input given whole in content_block_start
 	// by a server that does not stream it; real Anthropic sends "{}" there
@@ -79,6 +82,9 @@ func anthFastType[T string | []byte](typ T) string {
 // an event it leaves to decodeGJSON.
 func (d *anthropicStreamDecoder) decodeScanned(dst []Event, typ string, data []byte) (_ []Event, ok bool) {
 	e := &d.scan
+	if d.srv != nil {
+		return dst, false // a server_tool_use block: decodeGJSON reads it
+	}
 	switch typ {
 	case "content_block_delta":
 		if d.isSkipped(int(e.index)) {
@@ -100,8 +106,10 @@ func (d *anthropicStreamDecoder) decodeScanned(dst []Event, typ string, data []b
 			field = &e.signature
 		case "input_json_delta":
 			field = &e.partialJSON
+		case "citations_delta":
+			return dst, false // decodeGJSON reads it
 		default:
-			return dst, true // citations_delta and newer delta types
+			return dst, true // newer delta types
 		}
 		// gjson's String gives "" for an absent or null field and the
 		// text of other kinds, which the gjson path handles.
@@ -157,6 +165,9 @@ func (d *anthropicStreamDecoder) decodeGJSON(dst []Event, name string, data []by
 			typ = "error" // a bare {"error":{…}} line
 		}
 	}
+	if out, ok := d.serverToolEvent(dst, typ, ev); ok {
+		return out
+	}
 	switch typ {
 	case "message_start":
 		msg := ev.Get("message")
@@ -189,9 +200,13 @@ func (d *anthropicStreamDecoder) decodeGJSON(dst []Event, name string, data []by
 				d.pendingInput = "" // the streamed input is the real one
 			}
 			return d.em.ToolArgs(dst, frag)
+		case "citations_delta":
+			if c := delta.Get("citation"); c.Get("type").Str == "web_search_result_location" {
+				cite := anthCitation(c)
+				return d.em.Cite(dst, &cite)
+			}
 		}
-		// citations_delta and newer delta types carry nothing the IR
-		// holds.
+		// Newer delta types carry nothing the IR holds.
 		return dst
 
 	case "content_block_stop":
@@ -228,6 +243,9 @@ func (d *anthropicStreamDecoder) blockStart(dst []Event, index int, cb gjson.Res
 	// content_block_stop left open.
 	dst = d.flushInput(dst)
 	dst = d.em.CloseBlock(dst)
+	if out, ok := d.serverToolStart(dst, index, cb); ok {
+		return out
+	}
 	f := anthCollectBlock(cb)
 	switch f.typ.Str {
 	case "text":

@@ -139,6 +139,14 @@ func TestAnthropicStreamDecodeUsage(t *testing.T) {
 func FuzzAnthropicStreamDecode(f *testing.F) {
 	f.Add("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{"a":[1]}}}`,
 		"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"x"}}`)
+	f.Add("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}`,
+		"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"q"}}`)
+	f.Add("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"web_search_tool_result","tool_use_id":"s","content":[{"type":"web_search_result","url":"u","encrypted_content":"e"}]}}`,
+		"content_block_stop", `{"type":"content_block_stop","index":0}`)
+	f.Add("content_block_start", `{"type":"content_block_start","index":3,"content_block":{"type":"web_fetch_tool_result","tool_use_id":"s","content":{"type":"web_fetch_tool_error","error_code":"x"}}}`,
+		"content_block_stop", `{"type":"content_block_stop","index":2}`)
+	f.Add("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","url":"u","title":null,"cited_text":"\ud800","encrypted_index":7}}}`,
+		"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"type":"char_location"}}}`)
 	f.Add("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":"many"}}`,
 		"", `{"type":"error","error":{"type":"overloaded_error","message":"o"}}`)
 	f.Fuzz(func(t *testing.T, n1, d1, n2, d2 string) {

@@ -151,6 +151,9 @@ func (s *anthropicStreamEncoder) blockStart(w FrameWriter, ev *Event) {
 		b = append(b, `{"type":"redacted_thinking","data":`...)
 		b = appendJSONString(b, ev.Signature)
 		b = append(b, '}')
+	case BlockServerToolCall, BlockServerToolResult:
+		s.serverToolBlockStart(w, ev)
+		return
 	case BlockToolCall:
 		id := ev.ID
 		if id == "" {
@@ -178,6 +181,11 @@ func (s *anthropicStreamEncoder) blockDelta(w FrameWriter, ev *Event) {
 	case ev.Block == BlockText && ev.Text != "":
 		b = append(b, `,"delta":{"type":"text_delta","text":`...)
 		b = appendJSONString(b, ev.Text)
+	case ev.Block == BlockText && ev.Citation != nil:
+		// The cited text is the backend's, when it said it: the
+		// encoder keeps no text to cut it from.
+		b = append(b, `,"delta":{"type":"citations_delta","citation":`...)
+		b = appendAnthCitation(b, ev.Citation, "")
 	case ev.Block == BlockThinking && ev.Signature != "":
 		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
 		b = appendJSONString(b, ev.Signature)

@@ -197,7 +197,11 @@ func TestAnthropicStreamDecode(t *testing.T) {
 			file: "stream_server_tools.sse",
 			want: &translate.Response{
 				ID: "msg_01Search", Model: "claude-sonnet-4-5",
-				Parts:      []translate.Part{text("Let me search."), text("It is sunny.")},
+				Parts: []translate.Part{text("Let me search."),
+					{Type: translate.PartServerToolCall, Server: &translate.ServerToolUse{ID: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", Kind: translate.ServerWebSearch, Query: "weather NYC today"}},
+					{Type: translate.PartServerToolResult, Server: &translate.ServerToolUse{ID: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", Kind: translate.ServerWebSearch,
+						Results: []translate.WebResult{{URL: "https://example.com", Title: "Weather", Encrypted: "Ev0DCioIAxgCIiQ3NmU4ZmI4OC1k"}}}},
+					{Type: translate.PartText, Text: "It is sunny.", Citations: []translate.Citation{{URL: "https://example.com", Title: "Weather", CitedText: "Sunny", EncryptedIndex: "Eo8BCioIAhgB"}}}},
 				StopReason: translate.StopEndTurn,
 				Usage:      translate.Usage{InputTokens: 2000, OutputTokens: 120},
 			},

@@ -42,9 +42,23 @@ const (
 	BlockThinking
 	BlockRedactedThinking
 	BlockToolCall
+	// BlockServerToolCall and BlockServerToolResult are a search or fetch
+	// the backend ran and what it found. They arrive whole: their
+	// EventBlockStart carries everything in Server and is followed at once
+	// by their EventBlockStop, with no delta between:
+	//
+	//	EventBlockStart{Block: BlockServerToolCall, ID, Name: kind, Server}  EventBlockStop
+	//	EventBlockStart{Block: BlockServerToolResult, ID: call id, Server}   EventBlockStop
+	//
+	// A result follows its call, not necessarily at once (Gemini reports
+	// every query, then every source). Encoders of protocols without them
+	// skip both, start and stop, and number the blocks that follow as if
+	// they had not been there.
+	BlockServerToolCall
+	BlockServerToolResult
 )
 
-var blockTypeNames = [...]string{"", "text", "thinking", "redacted_thinking", "tool_call"}
+var blockTypeNames = [...]string{"", "text", "thinking", "redacted_thinking", "tool_call", "server_tool_call", "server_tool_result"}
 
 func (t BlockType) String() string {
 	if int(t) < len(blockTypeNames) {
@@ -57,10 +71,12 @@ func (t BlockType) String() string {
 //
 //   - EventMessageStart: ID, Model, and Usage when the input count is known.
 //   - EventBlockStart: Index, Block; ID and Name for a tool call; Signature
-//     holds the whole payload of a redacted thinking block.
+//     holds the whole payload of a redacted thinking block; Server the
+//     whole server tool call or result (ID and Name repeat its id and kind).
 //   - EventBlockDelta: Index, Block; Text is the text, the thinking text or
 //     the tool call's argument fragment; Signature is a thinking signature
-//     (then Text is empty).
+//     (then Text is empty); Citation a page a text block cites (then Text
+//     is empty), at any point of the block.
 //   - EventBlockStop: Index, Block.
 //   - EventUsage: Usage, the cumulative counts known so far.
 //   - EventMessageStop: Stop, StopSequence, and Usage (final counts) when known.
@@ -75,6 +91,12 @@ type Event struct {
 	Name      string
 	Text      string
 	Signature string
+
+	// Server is the server tool call or result of a block start.
+	Server *ServerToolUse `json:",omitempty"`
+	// Citation is, on a text delta without text, a page the text cites
+	// (citations.go).
+	Citation *Citation `json:",omitempty"`
 
 	Usage        *Usage
 	Stop         StopReason

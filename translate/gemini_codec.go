@@ -10,7 +10,7 @@ import (
 // geminiCodec translates the Google Gemini API (generateContent and
 // streamGenerateContent, v1beta) to and from the IR.
 //
-// Gemini differs from the other protocols in three ways the codec has to
+// Gemini differs from the other protocols in four ways the codec has to
 // bridge:
 //
 //   - The model and the stream mode are in the URL, not the body. The
@@ -27,6 +27,11 @@ import (
 //     geminiJoinCallID), which every client echoes back unchanged; one a
 //     Gemini client sends stays beside the id (ToolCall.Signature), for a
 //     Gemini backend only.
+//   - The searches and fetches the backend ran are not parts but metadata
+//     on the candidate (groundingMetadata, urlContextMetadata), reported
+//     after the text where Anthropic and the Responses API put them
+//     before it. Decoder and encoder pass them on where they arrive, the
+//     stream never held back (gemini_grounding.go).
 type geminiCodec struct{}
 
 func init() { Register(geminiCodec{}) }

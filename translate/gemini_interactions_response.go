@@ -57,6 +57,13 @@ func (interactionsCodec) EncodeResponse(resp *Response, req *Request) ([]byte, e
 			closeText()
 			b = appendJSONComma(b)
 			b = interactionsAppendThought(b, p)
+		case PartServerToolCall, PartServerToolResult:
+			if p.Server == nil {
+				continue
+			}
+			closeText()
+			b = appendJSONComma(b)
+			b = interactionsAppendServerToolStep(b, p)
 		case PartToolCall:
 			if p.ToolCall == nil {
 				continue

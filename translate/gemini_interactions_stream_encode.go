@@ -50,6 +50,17 @@ func (s *interactionsStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		}
 	case EventBlockStart:
 		s.start(w)
+		if t := serverToolPart(ev.Block); t != "" {
+			u := ev.Server
+			if u == nil {
+				u = &ServerToolUse{ID: ev.ID, Kind: ServerToolKind(ev.Name)}
+			}
+			b := s.event("step.start", ev.Index)
+			b = append(b, `,"step":`...)
+			b = interactionsAppendServerToolStep(b, &Part{Type: t, Server: u})
+			s.write(w, "step.start", append(b, '}'))
+			return
+		}
 		b := s.event("step.start", ev.Index)
 		b = append(b, `,"step":`...)
 		switch ev.Block {

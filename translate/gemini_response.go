@@ -53,8 +53,20 @@ func (geminiCodec) EncodeResponse(resp *Response, req *Request) ([]byte, error) 
 	}
 	b := make([]byte, 0, 256+geminiPartsSize(resp.Parts))
 	b = append(b, `{"candidates":[{"content":{"role":"model","parts":[`...)
+	var grounding geminiGroundingOut
+	textAt := 0 // where the part's text starts in the answer's, for citations
 	for i := range resp.Parts {
 		p := &resp.Parts[i]
+		if p.Type == PartServerToolCall || p.Type == PartServerToolResult {
+			grounding.add(p.Type, p.Server) // on the candidate, below
+			continue
+		}
+		if p.Type == PartText {
+			for j := range p.Citations {
+				grounding.cite(&p.Citations[j], p.Text, textAt)
+			}
+			textAt += len(p.Text)
+		}
 		n := len(b)
 		b = appendJSONComma(b)
 		switch p.Type {
@@ -94,7 +106,9 @@ func (geminiCodec) EncodeResponse(resp *Response, req *Request) ([]byte, error) 
 	}
 	b = append(b, `]},"finishReason":`...)
 	b = appendJSONString(b, geminiFinishReason(resp.StopReason))
-	b = append(b, `,"index":0}],"usageMetadata":`...)
+	b = append(b, `,"index":0`...)
+	b = grounding.append(b)
+	b = append(b, `}],"usageMetadata":`...)
 	b = geminiAppendUsage(b, &resp.Usage)
 	b = append(b, `,"modelVersion":`...)
 	b = appendJSONString(b, model)

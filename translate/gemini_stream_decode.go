@@ -19,6 +19,9 @@ import (
 // SSE (alt=sse) or as an element of a streamed JSON array.
 type geminiStreamDecoder struct {
 	em Emitter
+	// grounding is what the answer reported of its searches
+	// (gemini_grounding.go).
+	grounding geminiGrounding
 }
 
 // Decode implements StreamDecoder.
@@ -82,6 +85,7 @@ func (d *geminiStreamDecoder) chunk(dst []Event, chunk gjson.Result) []Event {
 		dst = d.part(dst, p)
 		return true
 	})
+	dst = d.grounding.decode(dst, &d.em, cand) // after the text, as Gemini sends it
 	if block := geminiGet(feedback, "blockReason", "block_reason"); block.Str != "" && !cand.Exists() {
 		// A blocked prompt: no candidates at all.
 		return d.em.Stop(dst, StopRefusal, "", u)

@@ -21,6 +21,13 @@ type geminiStreamEncoder struct {
 	// them (Request.InputTokensEstimate).
 	estimate int
 
+	// grounding is what the next chunk reports of the server tool calls
+	// and results (gemini_grounding.go).
+	grounding geminiGroundingOut
+	// textAt is how much text the answer has had, blockAt where the open
+	// text block's starts: the offsets of its citations.
+	textAt, blockAt int
+
 	inTool   bool
 	toolID   string
 	toolName string
@@ -41,13 +48,25 @@ func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 			s.usage, s.hasUsage = *ev.Usage, true
 		}
 	case EventBlockStart:
+		if t := serverToolPart(ev.Block); t != "" {
+			s.grounding.add(t, ev.Server)
+			if t == PartServerToolResult {
+				s.write(w, s.end(s.start(), ""))
+			}
+			return
+		}
 		if ev.Block == BlockToolCall {
 			s.inTool, s.toolID, s.toolName, s.args = true, ev.ID, ev.Name, s.args[:0]
 		}
+		s.blockAt = s.textAt
 	case EventBlockDelta:
 		switch ev.Block {
 		case BlockText:
+			if ev.Citation != nil {
+				s.grounding.cite(ev.Citation, "", s.blockAt)
+			}
 			if ev.Text != "" {
+				s.textAt += len(ev.Text)
 				b := append(s.start(), `{"text":`...)
 				b = appendJSONString(b, ev.Text)
 				s.write(w, s.end(append(b, '}'), ""))
@@ -108,7 +127,11 @@ func (s *geminiStreamEncoder) end(b []byte, finish string) []byte {
 		b = append(b, `,"finishReason":`...)
 		b = appendJSONString(b, finish)
 	}
-	b = append(b, `,"index":0}]`...)
+	b = append(b, `,"index":0`...)
+	if !s.grounding.empty() {
+		b = s.grounding.append(b)
+	}
+	b = append(b, "}]"...)
 	switch {
 	case s.hasUsage && (s.usage.InputTokens > 0 || s.estimate == 0):
 		b = append(b, `,"usageMetadata":`...)

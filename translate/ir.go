@@ -19,13 +19,15 @@ type PartType string
 
 // Part types.
 const (
-	PartText             PartType = "text"              // Text
-	PartImage            PartType = "image"             // Media
-	PartDocument         PartType = "document"          // Media (PDF, plain text)
-	PartToolCall         PartType = "tool_call"         // ToolCall
-	PartToolResult       PartType = "tool_result"       // ToolResult
-	PartThinking         PartType = "thinking"          // Text, Signature
-	PartRedactedThinking PartType = "redacted_thinking" // Signature holds the opaque data
+	PartText             PartType = "text"               // Text
+	PartImage            PartType = "image"              // Media
+	PartDocument         PartType = "document"           // Media (PDF, plain text)
+	PartToolCall         PartType = "tool_call"          // ToolCall
+	PartToolResult       PartType = "tool_result"        // ToolResult
+	PartThinking         PartType = "thinking"           // Text, Signature
+	PartRedactedThinking PartType = "redacted_thinking"  // Signature holds the opaque data
+	PartServerToolCall   PartType = "server_tool_call"   // Server: a search or fetch the backend ran
+	PartServerToolResult PartType = "server_tool_result" // Server: what it found
 )
 
 // Part is one typed piece of message content.
@@ -47,6 +49,14 @@ type Part struct {
 
 	// ToolResult is set for tool result parts.
 	ToolResult *ToolResult
+
+	// Server is set for server tool call and result parts
+	// (server_tool_results.go). Left out of the JSON form when nil, so
+	// the IR dumps of parts without one read as before.
+	Server *ServerToolUse `json:",omitempty"`
+
+	// Citations are the pages a text part cites (citations.go).
+	Citations []Citation `json:",omitempty"`
 
 	// CacheControl is the raw Anthropic cache_control object, if any. Only
 	// protocols that can express it re-emit it.
@@ -292,7 +302,7 @@ func (u Usage) UncachedInputTokens() int {
 type Response struct {
 	ID           string
 	Model        string
-	Parts        []Part // text, thinking, redacted thinking and tool call parts
+	Parts        []Part // text, thinking, redacted thinking, tool call and server tool parts
 	StopReason   StopReason
 	StopSequence string
 	Usage        Usage

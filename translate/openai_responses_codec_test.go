@@ -344,7 +344,28 @@ func TestOpenAIResponsesDecodeRequestCodex(t *testing.T) {
 	if len(req.ServerTools) != 1 || req.ServerTools[0].Kind != ServerWebSearch {
 		t.Errorf("Codex's web_search must be a server tool: %+v", req.ServerTools)
 	}
-	for _, want := range []string{"tools.tool_search: ", "tools.namespace: ", "prompt_cache_key: ", "client_metadata: ", "text.verbosity: ", "input.web_search_call: "} {
+	// Codex's web_search_call item is the record of a search: a call and
+	// its result in the assistant's turn.
+	var calls, results int
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			if p.Server != nil && p.Server.ID == "ws_1" && m.Role == RoleAssistant {
+				switch p.Type {
+				case PartServerToolCall:
+					calls++
+					if p.Server.Query != "x" {
+						t.Errorf("web_search_call query = %q", p.Server.Query)
+					}
+				case PartServerToolResult:
+					results++
+				}
+			}
+		}
+	}
+	if calls != 1 || results != 1 {
+		t.Errorf("web_search_call ws_1: %d calls and %d results, want 1 and 1", calls, results)
+	}
+	for _, want := range []string{"tools.tool_search: ", "tools.namespace: ", "prompt_cache_key: ", "client_metadata: ", "text.verbosity: "} {
 		found := false
 		for _, d := range req.Dropped {
 			found = found || strings.HasPrefix(d, want)

@@ -111,6 +111,10 @@ func (d *respRequestDecoder) item(i, idx int) int {
 		}
 	}
 	if !d.bad {
+		if it.typName == "web_search_call" {
+			d.webSearchItem(d.data[i:m.i]) // openai_responses_server_tool_items.go
+			return m.i
+		}
 		d.commit(idx, &it)
 	}
 	return m.i
@@ -158,7 +162,7 @@ func (d *respRequestDecoder) commit(idx int, it *respItemScan) {
 	case "item_reference":
 		d.fail(at, respBadRequest(fmt.Sprintf("input[%d]", idx), "input[%d]: item_reference needs stored items; louter is stateless, send the items themselves", idx))
 	default:
-		// web_search_call, file_search_call, local_shell_call, mcp_call,
+		// file_search_call, local_shell_call, mcp_call,
 		// compaction, ...: the record of hosted tools and OpenAI-side
 		// features no other backend could read.
 		d.drop(at, "input."+typ, "items of hosted tools and OpenAI-side features are not translated")

@@ -385,10 +385,16 @@ func (d *respRefDecoder) item(it gjson.Result, i int) *Error {
 		d.toolResult(Part{Type: PartToolResult, ToolResult: &ToolResult{CallID: id, Content: content}})
 	case "reasoning":
 		d.reasoningItem(it)
+	case "web_search_call":
+		call, result := respServerToolParts(it)
+		d.assistantPart(call)
+		if result != nil {
+			d.assistantPart(*result)
+		}
 	case "item_reference":
 		return respBadRequest(fmt.Sprintf("input[%d]", i), "input[%d]: item_reference needs stored items; louter is stateless, send the items themselves", i)
 	default:
-		// web_search_call, file_search_call, local_shell_call, mcp_call,
+		// file_search_call, local_shell_call, mcp_call,
 		// compaction, ...: the record of hosted tools and OpenAI-side
 		// features no other backend could read.
 		d.req.Drop("input."+typ, "items of hosted tools and OpenAI-side features are not translated")

@@ -110,8 +110,11 @@ func (e *respRequestEncoder) appendInstructions(b []byte) []byte {
 }
 
 func (e *respRequestEncoder) appendItems(b []byte) []byte {
-	for i := range e.req.Messages {
-		m := &e.req.Messages[i]
+	// Server tool blocks another provider made go as text
+	// (server_tool_results.go).
+	msgs := withServerToolsAsText(e.req.Messages, openAIResponsesCodec{}.KeepsServerTool)
+	for i := range msgs {
+		m := &msgs[i]
 		switch m.Role {
 		case RoleSystem:
 			b = e.appendSystemMessage(b, m)
@@ -313,6 +316,8 @@ func (e *respRequestEncoder) appendAssistant(b []byte, m *Message) []byte {
 			b = e.appendReasoningItem(b, p)
 		case PartRedactedThinking:
 			e.req.Drop("redacted_thinking", respDropForeignSig)
+		case PartServerToolCall, PartServerToolResult:
+			b = respAppendServerToolItems(b, m.Parts, i)
 		default:
 			e.req.Drop("messages.assistant."+string(p.Type), "assistant turns carry text, reasoning and tool calls only")
 		}

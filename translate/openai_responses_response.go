@@ -51,7 +51,7 @@ func respDecodeOutputItem(resp *Response, it gjson.Result) {
 			switch c.Get("type").Str {
 			case "output_text":
 				if t := c.Get("text").Str; t != "" {
-					resp.Parts = append(resp.Parts, Part{Type: PartText, Text: t})
+					resp.Parts = append(resp.Parts, Part{Type: PartText, Text: t, Citations: respCitations(c.Get("annotations"), t)})
 				}
 			case "refusal":
 				resp.Refusal += c.Get("refusal").Str
@@ -83,9 +83,15 @@ func respDecodeOutputItem(resp *Response, it gjson.Result) {
 			id = oaiNewCallID()
 		}
 		resp.Parts = append(resp.Parts, Part{Type: PartToolCall, ToolCall: &ToolCall{ID: id, Name: it.Get("name").Str, Arguments: respCustomArguments(it.Get("input").Str)}})
+	case "web_search_call":
+		call, result := respServerToolParts(it)
+		resp.Parts = append(resp.Parts, call)
+		if result != nil {
+			resp.Parts = append(resp.Parts, *result)
+		}
 	}
-	// Items of hosted tools (web_search_call, ...) are OpenAI's own
-	// business: louter never asks for those tools.
+	// Items of other hosted tools (file_search_call, ...) are OpenAI's
+	// own business: louter never asks for those tools.
 }
 
 // respReasoningText is a reasoning item's summary, its parts separated by
@@ -143,6 +149,8 @@ func (openAIResponsesCodec) EncodeResponse(resp *Response, req *Request) ([]byte
 		case PartRedactedThinking:
 			out = appendJSONComma(out)
 			out = respAppendReasoningItem(out, respNewRedactedID(), "", p.Signature)
+		case PartServerToolCall, PartServerToolResult:
+			out = respAppendServerToolItems(out, resp.Parts, i)
 		case PartToolCall:
 			tc := p.ToolCall
 			if tc == nil {
@@ -286,7 +294,9 @@ func respAppendMessageItem(b []byte, id, status string, parts []Part, refusal st
 // respAppendOutputText appends an output_text content part holding the
 // text of parts.
 func respAppendOutputText(b []byte, parts []Part) []byte {
-	b = append(b, `{"type":"output_text","annotations":[],"logprobs":[],"text":`...)
+	b = append(b, `{"type":"output_text","annotations":`...)
+	b = respAppendAnnotations(b, parts) // openai_responses_citations.go
+	b = append(b, `,"logprobs":[],"text":`...)
 	b = oaiAppendTextJoin(b, "", parts, PartText, "")
 	return append(b, '}')
 }

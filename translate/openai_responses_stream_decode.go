@@ -26,13 +26,15 @@ type respStreamDecoder struct {
 	em Emitter
 
 	// The output item being read.
-	itemID    string
-	itemType  string
-	seen      bool // the item's deltas produced IR events
-	summaries int  // reasoning summary parts started in the item
-	refusal   bool // refusal text was forwarded
-	paragraph bool // the next summary text starts a new summary part
-	buf       []byte
+	itemID   string
+	itemType string
+	seen     bool // the item's deltas produced IR events
+	// annotations are the item's streamed annotations, kept for its end.
+	annotations []string
+	summaries   int  // reasoning summary parts started in the item
+	refusal     bool // refusal text was forwarded
+	paragraph   bool // the next summary text starts a new summary part
+	buf         []byte
 	// items counts the output items the stream announced; with none,
 	// the final response's output is the answer (see complete).
 	items int
@@ -63,6 +65,8 @@ func (d *respStreamDecoder) Decode(dst []Event, name string, data []byte) []Even
 		return d.itemAdded(dst, ev.Get("item"))
 	case "response.output_text.delta":
 		return d.text(dst, ev.Get("delta").Str)
+	case "response.output_text.annotation.added":
+		return d.annotation(dst, ev) // openai_responses_citations.go
 	case "response.refusal.delta":
 		d.refusal = true
 		return d.text(dst, ev.Get("delta").Str)
@@ -142,6 +146,7 @@ func (d *respStreamDecoder) itemAdded(dst []Event, it gjson.Result) []Event {
 	d.items++
 	d.itemID, d.itemType = it.Get("id").Str, it.Get("type").Str
 	d.seen, d.summaries, d.paragraph = false, 0, false
+	d.annotations = d.annotations[:0]
 	switch d.itemType {
 	case "function_call":
 		dst = d.em.ToolStart(dst, d.callID(it), it.Get("name").Str)
@@ -193,6 +198,7 @@ func (d *respStreamDecoder) itemDone(dst []Event, it gjson.Result) []Event {
 				return true
 			})
 		}
+		dst = d.doneCitations(dst, it)
 	case "reasoning":
 		if strings.HasPrefix(it.Get("id").Str, respRedactedPrefix) {
 			// louter's own stand-in for a redacted_thinking block.
@@ -214,6 +220,12 @@ func (d *respStreamDecoder) itemDone(dst []Event, it gjson.Result) []Event {
 			dst = d.customInput(dst, it.Get("input").Str)
 		}
 		dst = d.em.ToolArgs(dst, `"}`)
+	case "web_search_call":
+		call, result := respServerToolParts(it)
+		dst = d.em.ServerTool(dst, BlockServerToolCall, call.Server)
+		if result != nil {
+			dst = d.em.ServerTool(dst, BlockServerToolResult, result.Server)
+		}
 	}
 	d.itemID, d.itemType = "", ""
 	return d.em.CloseBlock(dst)

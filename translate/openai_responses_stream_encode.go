@@ -49,6 +49,12 @@ type respStreamEncoder struct {
 	text      strings.Builder // the item's whole text or arguments, for the .done events
 	enc       string          // a reasoning item's encrypted content
 	summaryOn bool            // the reasoning summary part was announced
+
+	// The open web_search_call item's call, and its result once it came.
+	srvCall, srvResult *ServerToolUse
+	// cites are the citations of the open text item, written at its end
+	// (openai_responses_citations.go).
+	cites []Citation
 }
 
 // Encode implements StreamEncoder.
@@ -64,12 +70,16 @@ func (s *respStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		s.start(w, ev.ID)
 	case EventBlockStart:
 		s.start(w, "")
-		s.openItem(w, ev)
+		if !s.serverToolStart(w, ev) { // openai_responses_server_tool_items.go
+			s.openItem(w, ev)
+		}
 	case EventBlockDelta:
 		s.start(w, "")
 		s.delta(w, ev)
 	case EventBlockStop:
-		s.closeItem(w)
+		if s.kind != BlockServerToolCall { // open until its result comes
+			s.closeItem(w)
+		}
 	case EventUsage:
 		if ev.Usage != nil {
 			s.usage, s.hasUse = *ev.Usage, true
@@ -206,6 +216,9 @@ func (s *respStreamEncoder) delta(w FrameWriter, ev *Event) {
 	if ev.Signature != "" {
 		s.enc += ev.Signature
 	}
+	if ev.Citation != nil && s.kind == BlockText {
+		s.cites = append(s.cites, *ev.Citation)
+	}
 	if ev.Text == "" {
 		return
 	}
@@ -256,16 +269,19 @@ func (s *respStreamEncoder) closeItem(w FrameWriter) {
 	text := s.text.String()
 	var item []byte
 	switch s.kind {
+	case BlockServerToolCall:
+		item = s.serverToolItem(w)
 	case BlockText:
+		cites := s.citationEvents(w, text)
 		b := s.itemEvent("response.output_text.done")
 		b = append(b, `,"content_index":0,"text":`...)
 		b = appendJSONString(b, text)
 		s.write(w, "response.output_text.done", append(b, `,"logprobs":[]}`...))
 		b = s.itemEvent("response.content_part.done")
 		b = append(b, `,"content_index":0,"part":`...)
-		b = respAppendOutputText(b, []Part{{Type: PartText, Text: text}})
+		b = respAppendOutputText(b, []Part{{Type: PartText, Text: text, Citations: cites}})
 		s.write(w, "response.content_part.done", append(b, '}'))
-		item = respAppendMessageItem(nil, s.itemID, "completed", []Part{{Type: PartText, Text: text}}, "")
+		item = respAppendMessageItem(nil, s.itemID, "completed", []Part{{Type: PartText, Text: text, Citations: cites}}, "")
 	case BlockThinking, BlockRedactedThinking:
 		if s.summaryOn {
 			b := s.itemEvent("response.reasoning_summary_text.done")

@@ -102,6 +102,7 @@ func TranslateRequest(body []byte, ir *Request, rt *RequestRoute) (out []byte, c
 		return nil, nil, e
 	}
 	enc := WithBackendToolNames(ir, ToolNaming(backend, rt.Dialect))
+	enc = serverToolHistory(enc, backend) // server_tool_results.go
 	if out, err = rt.Backend.EncodeRequest(enc); err != nil {
 		return nil, nil, err
 	}

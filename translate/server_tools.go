@@ -14,8 +14,9 @@ import "github.com/tidwall/gjson"
 //	the results     web_search_tool_result    action.sources             .webSearchQueries)
 //	                                                                    groundingChunks
 //
-// The options travel where the other protocol has them (ServerTool says
-// which); what it has not is recorded with Request.Drop. A backend of a
+// The calls and results travel back to the client as parts and blocks of
+// their own (server_tool_results.go). The options travel where the other
+// protocol has them (ServerTool says which); what it has not is recorded with Request.Drop. A backend of a
 // protocol without the tool (OpenAI Chat, the self-hosted servers, Bedrock)
 // cannot run it: what happens then is the route's ServerToolPolicy.
 

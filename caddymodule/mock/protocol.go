@@ -24,6 +24,10 @@ type protocolSpec struct {
 
 	messageIDPrefix  string // prefix of response ids
 	toolCallIDPrefix string // prefix of tool call ids
+	// serverToolIDPrefix is the prefix of the provider's server tool
+	// call ids (web_search scenario); "" for a protocol whose searches
+	// have no ids (Gemini) or none at all.
+	serverToolIDPrefix string
 
 	// signsThinking is whether the protocol carries thinking signatures; the
 	// reasoning scenario signs its thinking block only then.
@@ -57,12 +61,13 @@ type protocolSpec struct {
 // protocolSpecs lists the protocols the mock speaks, first match wins.
 var protocolSpecs = []protocolSpec{
 	{
-		protocol:         translate.ProtocolAnthropic,
-		matchPath:        hasSuffix("/v1/messages"),
-		messageIDPrefix:  "msg_",
-		toolCallIDPrefix: "toolu_",
-		signsThinking:    true,
-		overloadedStatus: 529,
+		protocol:           translate.ProtocolAnthropic,
+		matchPath:          hasSuffix("/v1/messages"),
+		messageIDPrefix:    "msg_",
+		toolCallIDPrefix:   "toolu_",
+		serverToolIDPrefix: "srvtoolu_",
+		signsThinking:      true,
+		overloadedStatus:   529,
 	},
 	{
 		protocol:         translate.ProtocolOpenAIChat,
@@ -72,12 +77,13 @@ var protocolSpecs = []protocolSpec{
 		overloadedStatus: http.StatusServiceUnavailable,
 	},
 	{
-		protocol:         translate.ProtocolOpenAIResponses,
-		matchPath:        hasSuffix("/v1/responses"),
-		messageIDPrefix:  "resp_",
-		toolCallIDPrefix: "call_",
-		signsThinking:    true, // reasoning items carry encrypted_content
-		overloadedStatus: http.StatusServiceUnavailable,
+		protocol:           translate.ProtocolOpenAIResponses,
+		matchPath:          hasSuffix("/v1/responses"),
+		messageIDPrefix:    "resp_",
+		toolCallIDPrefix:   "call_",
+		serverToolIDPrefix: "ws_",
+		signsThinking:      true, // reasoning items carry encrypted_content
+		overloadedStatus:   http.StatusServiceUnavailable,
 	},
 	{
 		protocol:         translate.ProtocolGemini,

@@ -44,6 +44,11 @@ type block struct {
 	signature string // thinking signature
 	callID    string // tool call id
 	name      string // tool name
+	// server is the call or result of a server tool block (kind
+	// PartServerToolCall or PartServerToolResult), which goes out whole.
+	server *translate.ServerToolUse
+	// cites are the citations of a text block, streamed after its text.
+	cites []translate.Citation
 }
 
 func (b *block) text() string { return strings.Join(b.deltas, "") }
@@ -118,8 +123,10 @@ func (r *reply) response(id, model string, inputTokens int) *translate.Response 
 		case translate.PartThinking:
 			reasoning += len(text)
 			resp.Parts = append(resp.Parts, translate.Part{Type: translate.PartThinking, Text: text, Signature: b.signature})
+		case translate.PartServerToolCall, translate.PartServerToolResult:
+			resp.Parts = append(resp.Parts, translate.Part{Type: b.kind, Server: b.server})
 		default:
-			resp.Parts = append(resp.Parts, translate.Part{Type: translate.PartText, Text: text})
+			resp.Parts = append(resp.Parts, translate.Part{Type: translate.PartText, Text: text, Citations: b.cites})
 		}
 	}
 	// Token counts are estimates (4 bytes a token), never zero, so clients
@@ -196,6 +203,9 @@ func (r *reply) streamScript(resp *translate.Response, overloaded *translate.Err
 					return append(steps, step{kind: stepRaw, raw: r.faultEvent})
 				}
 			}
+			for j := range b.cites {
+				evs = e.Cite(evs, &b.cites[j])
+			}
 		case translate.PartThinking:
 			for _, d := range b.deltas {
 				evs = e.Thinking(evs, d)
@@ -206,6 +216,10 @@ func (r *reply) streamScript(resp *translate.Response, overloaded *translate.Err
 			for _, d := range b.deltas {
 				evs = e.ToolArgs(evs, d)
 			}
+		case translate.PartServerToolCall:
+			evs = e.ServerTool(evs, translate.BlockServerToolCall, b.server)
+		case translate.PartServerToolResult:
+			evs = e.ServerTool(evs, translate.BlockServerToolResult, b.server)
 		}
 		evs = e.CloseBlock(evs)
 		push()

@@ -54,6 +54,7 @@ var scenarios = map[string]scenarioFunc{
 	"reasoning":          reasoningScenario,
 	"long":               longScenario,
 	"agent":              agentScenario,
+	"web_search":         webSearchScenario,
 	"error_400":          errorScenario(http.StatusBadRequest, "louter_mock scenario error_400: invalid request"),
 	"error_401":          errorScenario(http.StatusUnauthorized, "louter_mock scenario error_401: invalid API key"),
 	"error_429":          errorScenario(http.StatusTooManyRequests, "louter_mock scenario error_429: rate limit exceeded"),
@@ -140,14 +141,19 @@ func (x *exchange) toolCall(name, args string) block {
 }
 
 func echoScenario(x *exchange) *reply {
-	text := ""
-	if m := lastMessage(x.req, translate.RoleUser); m != nil {
-		text = messageText(m, false)
-	}
+	text := lastUserText(x.req)
 	if text == "" {
 		text = "(no user text)"
 	}
 	return x.textReply(text)
+}
+
+// lastUserText is the text of the request's last user message.
+func lastUserText(req *translate.Request) string {
+	if m := lastMessage(req, translate.RoleUser); m != nil {
+		return messageText(m, false)
+	}
+	return ""
 }
 
 func toolScenario(x *exchange) *reply {
