@@ -10,7 +10,8 @@ import "strings"
 //	            cited span (the text is split at citations). Streamed as a
 //	            citations_delta, before the block's text.
 //	Responses   an output_text's annotations: url_citation
-//	            {url,title,start_index,end_index} into the item's text.
+//	            {url,title,start_index,end_index} into the item's text, in
+//	            characters (code points), not bytes.
 //	            Streamed as response.output_text.annotation.added, after it.
 //	Gemini      groundingMetadata.groundingSupports: {segment{startIndex,
 //	            endIndex,text},groundingChunkIndices} into the answer's

@@ -1,10 +1,16 @@
 package translate
 
-import "github.com/tidwall/gjson"
+import (
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
 
 // The Responses API's citations are url_citation annotations of an
-// output_text, {url,title,start_index,end_index}, the span's offsets
-// into the item's text, taken as byte offsets (citations.go).
+// output_text, {url,title,start_index,end_index}: the span's offsets into
+// the item's text in characters (code points, as OpenAI's Python server
+// counts them), which the IR holds as byte offsets (citations.go). The two
+// agree on ASCII text; respByteOffset and respCharOffset convert.
 
 // respCitation reads a url_citation annotation; ok is false for other
 // annotation types (file citations, …). text, when known, is the text the
@@ -13,11 +19,47 @@ func respCitation(a gjson.Result, text string) (c Citation, ok bool) {
 	if a.Get("type").Str != "url_citation" {
 		return c, false
 	}
-	c = Citation{URL: a.Get("url").Str, Title: a.Get("title").Str, Start: int(a.Get("start_index").Int()), End: int(a.Get("end_index").Int())}
+	start, end := int(a.Get("start_index").Int()), int(a.Get("end_index").Int())
+	c = Citation{URL: a.Get("url").Str, Title: a.Get("title").Str}
+	if text == "" {
+		// No text to convert against (a stream's annotation before its
+		// item's text is known): the offsets as given.
+		c.Start, c.End = start, end
+		return c, true
+	}
+	c.Start, c.End = respByteOffset(text, start), respByteOffset(text, end)
 	if c.Start >= 0 && c.Start < c.End && c.End <= len(text) {
 		c.CitedText = text[c.Start:c.End]
 	}
 	return c, true
+}
+
+// respByteOffset returns the byte offset in text of character offset n;
+// an offset past the text's end stays past it (the span is then not
+// used), a negative one stays negative.
+func respByteOffset(text string, n int) int {
+	if n <= 0 {
+		return n
+	}
+	chars := 0
+	for i := range text {
+		if chars == n {
+			return i
+		}
+		chars++
+	}
+	return len(text) + (n - chars)
+}
+
+// respCharOffset returns the character offset of byte offset b in text.
+func respCharOffset(text string, b int) int {
+	if b <= 0 {
+		return b
+	}
+	if b > len(text) {
+		return utf8.RuneCountInString(text) + b - len(text)
+	}
+	return utf8.RuneCountInString(text[:b])
 }
 
 // respCitations reads the url_citation annotations of an output_text of
@@ -38,7 +80,7 @@ func respCitations(annotations gjson.Result, text string) []Citation {
 // part's text starts in the joined text.
 func respAppendAnnotations(b []byte, parts []Part) []byte {
 	b = append(b, '[')
-	n, offset := 0, 0
+	n, offset := 0, 0 // offset: characters before the part in the joined text
 	for i := range parts {
 		p := &parts[i]
 		if p.Type != PartText {
@@ -50,9 +92,9 @@ func respAppendAnnotations(b []byte, parts []Part) []byte {
 			}
 			n++
 			s, e := p.Citations[j].span(p.Text)
-			b = respAppendURLCitation(b, &p.Citations[j], offset+s, offset+e)
+			b = respAppendURLCitation(b, &p.Citations[j], offset+respCharOffset(p.Text, s), offset+respCharOffset(p.Text, e))
 		}
-		offset += len(p.Text)
+		offset += utf8.RuneCountInString(p.Text)
 	}
 	return append(b, ']')
 }
@@ -120,6 +162,7 @@ func (s *respStreamEncoder) citationEvents(w FrameWriter, text string) []Citatio
 	s.cites = nil
 	for i := range cites {
 		st, e := cites[i].span(text)
+		st, e = respCharOffset(text, st), respCharOffset(text, e)
 		b := s.itemEvent("response.output_text.annotation.added")
 		b = append(b, `,"content_index":0,"annotation_index":`...)
 		b = appendJSONInt(b, int64(i))
