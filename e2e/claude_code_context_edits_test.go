@@ -57,7 +57,12 @@ const (
 // (applied_edits), keep sending the edit because of it, and finish.
 func TestClaudeCodeContextEditsOpenAI(t *testing.T) {
 	claude := agentBinary(t, "claude")
-	backend := &scriptedShellBackend{rounds: idleClearingRounds}
+	home, work := t.TempDir(), t.TempDir()
+	notes := strings.Repeat("A line of notes that the Read tool shows with its number.\n", 100)
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte(notes), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	backend := &scriptedShellBackend{rounds: idleClearingRounds, work: work}
 	srv := httptest.NewServer(backend)
 	defer srv.Close()
 	bu, _ := url.Parse(srv.URL)
@@ -78,7 +83,6 @@ func TestClaudeCodeContextEditsOpenAI(t *testing.T) {
 	front := newTapProxy(t, testcaddy.URL(ports[0]))
 	defer front.srv.Close()
 
-	home, work := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte(idleClearingFlag), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -172,12 +176,13 @@ func checkCleared(t *testing.T, seq int, client, edit, backend gjson.Result) int
 		})
 		return true
 	})
-	cleared := 0
+	cleared, clearedBy := 0, map[string]int{}
 	for i, id := range ids {
 		u := uses[id]
 		want := u.result
 		if i < len(ids)-keep && !excluded[u.name] {
 			want, cleared = translate.ClearedToolResult, cleared+1
+			clearedBy[u.name]++
 		}
 		if got, ok := results[id]; !ok || got != want {
 			t.Errorf("request %d, tool use %d of %d (%s): backend result %.60q, want %.60q", seq, i+1, len(ids), u.name, got, want)
@@ -186,8 +191,8 @@ func checkCleared(t *testing.T, seq int, client, edit, backend gjson.Result) int
 			t.Errorf("request %d, tool use %d: backend arguments %s, want the input as sent %s", seq, i+1, args[id], u.input)
 		}
 	}
-	if cleared == 0 {
-		t.Errorf("request %d: nothing to clear", seq)
+	if clearedBy["Bash"] == 0 || clearedBy["Read"] == 0 {
+		t.Errorf("request %d: want Bash and Read results cleared, cleared %v", seq, clearedBy)
 	}
 	return cleared
 }
@@ -332,12 +337,14 @@ func (w *teeWriter) Flush() {
 
 // scriptedShellBackend is an OpenAI Chat backend for a long agent session,
 // which louter_mock's one-call agent script cannot make: asked to run a
-// command N times, it calls the Bash tool until the conversation holds
-// rounds calls, each printing about 7 KB; asked to run it once more, it
+// command N times, it calls the Bash tool, each call printing about 7 KB,
+// and every fourth time the Read tool, until the conversation holds rounds
+// calls; asked to run it once more, it
 // calls it once more; otherwise it answers "Done.". It keeps each request
 // by its seqHeader.
 type scriptedShellBackend struct {
 	rounds   int
+	work     string // every fourth call reads notes.txt there
 	mu       sync.Mutex
 	requests map[int]gjson.Result
 }
@@ -376,7 +383,13 @@ func (b *scriptedShellBackend) ServeHTTP(w http.ResponseWriter, r *http.Request)
 	chunk := func(delta, finish string) {
 		fmt.Fprintf(w, `data: {"id":"chatcmpl-e2e","object":"chat.completion.chunk","model":"e2e","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, finish)
 	}
-	if hasBash && more {
+	if hasBash && more && calls%4 == 1 && body.Get(`tools.#(function.name=="Read")`).Exists() {
+		args, _ := json.Marshal(map[string]any{"file_path": filepath.Join(b.work, "notes.txt"), "offset": calls})
+		call, _ := json.Marshal(map[string]any{"index": 0, "id": fmt.Sprintf("call_e2e_%d", calls), "type": "function",
+			"function": map[string]string{"name": "Read", "arguments": string(args)}})
+		chunk(`{"role":"assistant","tool_calls":[`+string(call)+`]}`, "null")
+		chunk(`{}`, `"tool_calls"`)
+	} else if hasBash && more {
 		args, _ := json.Marshal(map[string]string{
 			"command":     fmt.Sprintf("seq %d %d", 100000+calls*1000, 101000+calls*1000),
 			"description": "Print numbers",
