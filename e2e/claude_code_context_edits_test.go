@@ -129,7 +129,7 @@ func TestClaudeCodeContextEditsOpenAI(t *testing.T) {
 	// The first request after the return, and the next one only because
 	// Claude Code read that the server cleared.
 	if edited < 2 {
-		t.Fatalf("Claude Code sent clear_tool_uses_20250919 on %d requests after the idle return, want at least 2 (the first, and the next after applied_edits)", edited)
+		t.Fatalf("Claude Code sent clear_tool_uses_20250919 on %d requests after the idle return, want at least 2 (the first, and the next after applied_edits); if a new Claude Code gates the edit otherwise, see idleClearingFlag", edited)
 	}
 }
 
