@@ -52,7 +52,13 @@ func mockJournal(t *testing.T, port int) gjson.Result {
 // only the given environment, no standard input and a time limit.
 func runIsolated(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	home, work := t.TempDir(), t.TempDir()
+	return runIn(t, t.TempDir(), t.TempDir(), bin, env, args...)
+}
+
+// runIn is runIsolated with the given HOME and working folder, for a test
+// that runs an agent again on what an earlier run left there.
+func runIn(t *testing.T, home, work, bin string, env []string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -153,7 +159,23 @@ func TestClaudeCodeThroughBedrock(t *testing.T) {
 // with env added, fails the test if it fails, and returns its output.
 func runClaude(t *testing.T, claude, baseURL, prompt string, env []string, args ...string) (stdout, stderr string) {
 	t.Helper()
-	stdout, stderr, err := runIsolated(t, claude, append([]string{
+	stdout, stderr, err := runIsolated(t, claude, append(claudeEnv(baseURL), env...), claudeArgs(prompt, args)...)
+	if err != nil {
+		t.Fatalf("claude failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
+// claudeArgs are the arguments of a headless Claude Code run of prompt.
+func claudeArgs(prompt string, args []string) []string {
+	return append([]string{"-p", prompt,
+		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose"}, args...)
+}
+
+// claudeEnv is the environment of a headless Claude Code run against
+// baseURL: a dummy key, no telemetry, updates or surveys.
+func claudeEnv(baseURL string) []string {
+	return []string{
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"ANTHROPIC_API_KEY=sk-ant-client-dummy",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -165,12 +187,7 @@ func runClaude(t *testing.T, claude, baseURL, prompt string, env []string, args 
 		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
 		"IS_SANDBOX=1",
 		"CLAUDE_CODE_MAX_RETRIES=1",
-	}, env...), append([]string{"-p", prompt,
-		"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose"}, args...)...)
-	if err != nil {
-		t.Fatalf("claude failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
-	return stdout, stderr
 }
 
 // runClaudeEcho runs Claude Code headless against baseURL, asks it to run
