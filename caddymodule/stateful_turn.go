@@ -202,6 +202,15 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 	return t, nil
 }
 
+// echoPrevious is the previous_response_id the client's answer echoes: the
+// one the request named, not a conversation's latest turn.
+func (t *stateTurn) echoPrevious() string {
+	if t.conv != "" {
+		return ""
+	}
+	return t.prev
+}
+
 // chain reads the chain ending at id: the socket's own turns first, then
 // the store.
 func (t *stateTurn) chain(ctx context.Context, id string) ([]state.Record, error) {
