@@ -101,6 +101,7 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		body, q.continues = turn.body, turn.echoPrevious()
 		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())
+		defer turn.finish() // before save: the answer's last bytes
 	}
 	// One pass over the body, for both paths: it finds the members louter
 	// routes by and edits, refuses duplicates of them, and validates the
