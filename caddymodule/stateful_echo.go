@@ -73,48 +73,72 @@ func (e *echoWriter) Write(p []byte) (int, error) {
 		e.body = append(e.body[:0], e.body[len(e.body)-keep:]...)
 		return n, nil
 	case !e.sse:
-		e.body = append(e.body, p...)
-		if want, _ := strconv.Atoi(e.Header().Get("Content-Length")); len(e.body) >= want {
-			body := bytes.Replace(e.body, e.null, e.with, 1)
-			e.body, e.pass = nil, true
-			e.Header().Set("Content-Length", strconv.Itoa(len(body)))
-			e.ResponseWriter.WriteHeader(e.status)
-			if _, err := e.ResponseWriter.Write(body); err != nil {
-				return 0, err
-			}
+		var err error
+		e.body, e.pass, err = holdSized(e.ResponseWriter, e.status, e.body, p, func(b []byte) []byte { return bytes.Replace(b, e.null, e.with, 1) })
+		if err != nil {
+			return 0, err
 		}
 		return n, nil
 	}
 	if len(e.line) == 0 && len(p) > 0 && p[len(p)-1] == '\n' && !bytes.Contains(p, e.null) {
 		return e.ResponseWriter.Write(p) // whole events, as a passthrough stream comes, with nothing to echo
 	}
-	// Whole lines go on at once; a partial one waits for its end.
+	if err := writeLines(e.ResponseWriter, &e.line, p, e.endLine); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// endLine appends line to out, with the id in a data line.
+func (e *echoWriter) endLine(out, line []byte) []byte {
+	if bytes.HasPrefix(line, []byte("data:")) && bytes.Contains(line, e.null) {
+		return append(out, bytes.Replace(line, e.null, e.with, 1)...)
+	}
+	return append(out, line...)
+}
+
+// The stateful answer editors (echoWriter, compactionWriter) share the
+// two framings they edit.
+
+// holdSized adds p to held, a JSON answer of known Content-Length; once it
+// is whole, it writes the status and edit(held) with its length set, and
+// says the rest passes (done).
+func holdSized(w http.ResponseWriter, status int, held, p []byte, edit func([]byte) []byte) (rest []byte, done bool, err error) {
+	held = append(held, p...)
+	if want, _ := strconv.Atoi(w.Header().Get("Content-Length")); len(held) < want {
+		return held, false, nil
+	}
+	body := edit(held)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, err = w.Write(body)
+	return nil, true, err
+}
+
+// writeLines writes the whole lines of a stream, each (with its newline)
+// as endLine appends it; a partial line waits in *partial for its end.
+func writeLines(w http.ResponseWriter, partial *[]byte, p []byte, endLine func(out, line []byte) []byte) error {
 	var out []byte
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			e.line = append(e.line, p...)
+			*partial = append(*partial, p...)
 			break
 		}
 		line := p[:i+1]
-		if len(e.line) > 0 {
-			e.line = append(e.line, line...)
-			line = e.line
+		if len(*partial) > 0 {
+			*partial = append(*partial, line...)
+			line = *partial
 		}
-		if bytes.HasPrefix(line, []byte("data:")) && bytes.Contains(line, e.null) {
-			out = append(out, bytes.Replace(line, e.null, e.with, 1)...)
-		} else {
-			out = append(out, line...)
-		}
-		e.line = e.line[:0]
+		out = endLine(out, line)
+		*partial = (*partial)[:0]
 		p = p[i+1:]
 	}
-	if len(out) > 0 {
-		if _, err := e.ResponseWriter.Write(out); err != nil {
-			return 0, err
-		}
+	if len(out) == 0 {
+		return nil
 	}
-	return n, nil
+	_, err := w.Write(out)
+	return err
 }
 
 // finish writes what a JSON answer of unknown length held back.
