@@ -98,9 +98,10 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		if turn.detach {
 			return l.runBackground(w, r, ep.protocol, client, body) // stateful_background.go
 		}
-		body = turn.body
+		body, q.continues = turn.body, turn.echoPrevious()
 		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())
+		defer turn.finish() // before save: the answer's last bytes
 	}
 	// One pass over the body, for both paths: it finds the members louter
 	// routes by and edits, refuses duplicates of them, and validates the
@@ -172,6 +173,9 @@ type chatRequest struct {
 	// is cleared then: a later attempt decodes body afresh.
 	ir           *translate.Request
 	conversation *conversation // the conversation key (conversation_key.go)
+	// continues is the previous_response_id a stored-responses turn
+	// served, which the client's response objects echo (stateful_turn.go).
+	continues string
 
 	// top is what the scan of body found, with where the members a
 	// passthrough edits are (passthrough_body.go).
@@ -328,6 +332,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 		body = withCacheKey(body, rowOf(b.Protocol).cacheKeyMember, r, q.conversation) // cache_key.go
 		rw.wantStream = rw.clientReq.Stream
 	}
+	rw.clientReq.PreviousResponseID = q.continues
 	sw.stream = rw.wantStream
 	q.rw, q.dropped = rw, rw.clientReq.Dropped
 	q.x.streaming(rw.wantStream)

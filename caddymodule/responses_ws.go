@@ -36,7 +36,8 @@ import (
 //     session's memory even with store false, bounded by
 //     websocket_max_bytes) or a stored one of the same client.
 //   - Turns run one at a time, in order; frames that arrive meanwhile
-//     wait. louter pings every 30s, and ends a session at
+//     wait. louter pings every websocket_ping_interval (30s) and closes
+//     a socket whose pong does not come within it; it ends a session at
 //     websocket_max_age with a websocket_connection_limit_reached error,
 //     which Codex answers by reconnecting. A socket that closes cancels
 //     its turn's backend request.
@@ -58,8 +59,8 @@ func socketOf(r *http.Request) *wsSession {
 	return s
 }
 
-// wsPingInterval is how often an open socket is pinged.
-const wsPingInterval = 30 * time.Second
+// defaultPingInterval is websocket_ping_interval's default.
+const defaultPingInterval = 30 * time.Second
 
 // wsRefusal is the 426's body.
 const wsRefusal = `{"error":{"type":"invalid_request_error","code":"websocket_disabled","message":"Responses WebSocket is disabled on this gateway; use HTTP POST /v1/responses"}}`
@@ -106,24 +107,9 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 			}
 		}
 	}()
-	go func() {
-		t := time.NewTicker(wsPingInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				pctx, pcancel := context.WithTimeout(ctx, wsPingInterval)
-				err := c.Ping(pctx)
-				pcancel()
-				if err != nil {
-					cancel()
-					return
-				}
-			}
-		}
-	}()
+	if s.wsPing > 0 {
+		go l.keepAlive(ctx, cancel, c, s.wsPing)
+	}
 
 	out := &wsEventWriter{send: func(p []byte) error { return c.Write(ctx, websocket.MessageText, p) }}
 	for data := range msgs {
@@ -139,6 +125,31 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 	}
 	_ = c.CloseNow()
 	return nil
+}
+
+// keepAlive pings the socket every interval until ctx is done. A ping
+// whose pong does not come within the interval (the reader reads the
+// pongs) ends the session: cancel stops its turn and closes the socket.
+func (l *Louter) keepAlive(ctx context.Context, cancel context.CancelFunc, c *websocket.Conn, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, pcancel := context.WithTimeout(ctx, interval)
+			err := c.Ping(pctx)
+			pcancel()
+			if err != nil {
+				if ctx.Err() == nil {
+					l.logger.Debug("closing a WebSocket whose client stopped answering pings", zap.Duration("websocket_ping_interval", interval), zap.Error(err))
+				}
+				cancel()
+				return
+			}
+		}
+	}
 }
 
 // serveFrame serves one client frame.
@@ -196,8 +207,12 @@ func (l *Louter) prewarm(ctx context.Context, r *http.Request, sess *wsSession, 
 	id := state.NewID("resp_")
 	model := gjson.GetBytes(body, "model").Str
 	prev := gjson.GetBytes(body, "previous_response_id").Str
+	echo := []byte("null")
+	if prev != "" {
+		echo, _ = json.Marshal(prev)
+	}
 	obj := []byte(`{"id":` + strconv.Quote(id) + `,"object":"response","created_at":` + strconv.FormatInt(time.Now().Unix(), 10) +
-		`,"status":"completed","model":` + strconv.Quote(model) + `,"output":[],"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0}}`)
+		`,"status":"completed","model":` + strconv.Quote(model) + `,"output":[],"previous_response_id":` + string(echo) + `,"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0}}`)
 	data, _ := jsonTurn("", inputItems(gjson.GetBytes(body, "input")), obj)
 	_ = sess.mem.Put(ctx, state.Record{ID: id, Owner: stateOwner(r), Previous: prev, Created: time.Now(), Data: data})
 	inProgress, _ := sjson.SetBytes(obj, "status", "in_progress")

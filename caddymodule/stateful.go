@@ -68,6 +68,17 @@ type StoredResponses struct {
 	// Codex reconnects. Default: 60m.
 	WebSocketMaxAge caddy.Duration `json:"websocket_max_age,omitempty"`
 
+	// How often louter pings an open WebSocket session (a ping control
+	// frame, which every WebSocket client answers with a pong by itself).
+	// A ping not answered within the same interval ends the session: the
+	// connection is closed and the turn it was running cancelled, so a
+	// client that vanished (a laptop closed, a NAT entry expired) does
+	// not hold a session until websocket_max_age. Pings also keep idle
+	// connections open through proxies and load balancers that drop
+	// silent ones. Default: 30s. A negative value (Caddyfile: off) sends
+	// no pings.
+	WebSocketPingInterval caddy.Duration `json:"websocket_ping_interval,omitempty"`
+
 	// The most bytes one WebSocket session keeps of its own turns (those
 	// sent with store false, which previous_response_id may still name
 	// on the same socket). Default: 32 MiB.
@@ -93,6 +104,7 @@ type stateStore struct {
 	ttl       time.Duration
 	websocket bool
 	wsMaxAge  time.Duration
+	wsPing    time.Duration // 0: no pings
 	wsBytes   int64
 	bg        backgroundRuns // stateful_background.go
 	bgMax     int            // per client
@@ -131,6 +143,7 @@ func (l *Louter) provisionState() error {
 		ttl:       time.Duration(c.TTL),
 		websocket: c.WebSocket != "off",
 		wsMaxAge:  time.Duration(c.WebSocketMaxAge),
+		wsPing:    max(time.Duration(c.WebSocketPingInterval), 0),
 		wsBytes:   c.WebSocketMaxBytes,
 		bgMax:     c.BackgroundMaxPerClient,
 		bgTotal:   c.BackgroundMax,
@@ -151,6 +164,9 @@ func (l *Louter) provisionState() error {
 	}
 	if s.wsMaxAge == 0 {
 		s.wsMaxAge = time.Hour
+	}
+	if c.WebSocketPingInterval == 0 {
+		s.wsPing = defaultPingInterval
 	}
 	if s.wsBytes == 0 {
 		s.wsBytes = 32 << 20

@@ -15,6 +15,7 @@ import (
 //		websocket           on|off
 //		websocket_max_age   <duration>
 //		websocket_max_bytes <size>
+//		websocket_ping_interval <duration>|off
 //		background_max_per_client <n>
 //		background_max      <n>
 //		background_timeout  <duration>
@@ -73,6 +74,16 @@ func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
 			default:
 				c.BackgroundTimeout = caddy.Duration(dur)
 			}
+		case "websocket_ping_interval":
+			if v == "off" {
+				c.WebSocketPingInterval = -1
+				break
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("invalid %s %q: a positive duration, or off", opt, v)
+			}
+			c.WebSocketPingInterval = caddy.Duration(dur)
 		case "websocket":
 			if v != "on" && v != "off" {
 				return d.Errf("websocket must be on or off, not %q", v)

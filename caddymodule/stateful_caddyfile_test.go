@@ -19,6 +19,7 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 			websocket off
 			websocket_max_age 30m
 			websocket_max_bytes 8MiB
+			websocket_ping_interval 15s
 			background_max_per_client 2
 			background_max 10
 			background_timeout 5m
@@ -28,7 +29,7 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := StoredResponses{MaxStoredBytes: 64 << 20, TTL: caddy.Duration(6 * time.Hour), WebSocket: "off",
-		WebSocketMaxAge: caddy.Duration(30 * time.Minute), WebSocketMaxBytes: 8 << 20,
+		WebSocketMaxAge: caddy.Duration(30 * time.Minute), WebSocketMaxBytes: 8 << 20, WebSocketPingInterval: caddy.Duration(15 * time.Second),
 		BackgroundMaxPerClient: 2, BackgroundMax: 10, BackgroundTimeout: caddy.Duration(5 * time.Minute)}
 	if l.State == nil || *l.State != want {
 		t.Errorf("stored_responses = %+v, want %+v", l.State, want)
@@ -45,11 +46,38 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 		"louter {\n stored_responses {\n colour blue\n }\n}",
 		"louter {\n stored_responses {\n background_max_per_client 0\n }\n}",
 		"louter {\n stored_responses {\n background_timeout soon\n }\n}",
+		"louter {\n stored_responses {\n websocket_ping_interval 0s\n }\n}",
+		"louter {\n stored_responses {\n websocket_ping_interval never\n }\n}",
 		"louter {\n stored_responses\n stored_responses\n}",
 	} {
 		l = Louter{}
-		if err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser(bad)); err == nil || !strings.Contains(err.Error(), "stored_responses") && !strings.Contains(err.Error(), "websocket") && !strings.Contains(err.Error(), "ttl") && !strings.Contains(err.Error(), "max_stored_bytes") && !strings.Contains(err.Error(), "background") {
+		if err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser(bad)); err == nil || !strings.Contains(err.Error(), "stored_responses") && !strings.Contains(err.Error(), "websocket") && !strings.Contains(err.Error(), "ttl") && !strings.Contains(err.Error(), "max_stored_bytes") && !strings.Contains(err.Error(), "background") && !strings.Contains(err.Error(), "websocket_ping_interval") {
 			t.Errorf("%s: err = %v", bad, err)
 		}
+	}
+}
+
+// TestStoredResponsesPingInterval: websocket_ping_interval's default, a
+// value, and off (a negative duration in JSON).
+func TestStoredResponsesPingInterval(t *testing.T) {
+	for _, tc := range []struct {
+		caddyfile string
+		want      time.Duration
+	}{
+		{"", defaultPingInterval},
+		{"websocket_ping_interval 5s", 5 * time.Second},
+		{"websocket_ping_interval off", 0},
+	} {
+		var l Louter
+		if err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser("louter {\n stored_responses {\n" + tc.caddyfile + "\n }\n}")); err != nil {
+			t.Fatalf("%q: %v", tc.caddyfile, err)
+		}
+		if err := l.provisionState(); err != nil {
+			t.Fatalf("%q: %v", tc.caddyfile, err)
+		}
+		if l.state.wsPing != tc.want {
+			t.Errorf("%q: pings every %v, want %v", tc.caddyfile, l.state.wsPing, tc.want)
+		}
+		l.state.close()
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -194,41 +193,21 @@ func (c *compactionWriter) Write(p []byte) (int, error) {
 	case c.pass:
 		return c.ResponseWriter.Write(p)
 	case !c.sse:
-		c.body = append(c.body, p...)
-		if n, _ := strconv.Atoi(c.Header().Get("Content-Length")); len(c.body) >= n {
-			body := c.withItem(c.body, "output")
-			c.Header().Set("Content-Length", strconv.Itoa(len(body)))
-			c.ResponseWriter.WriteHeader(http.StatusOK)
-			c.pass = true
-			if _, err := c.ResponseWriter.Write(body); err != nil {
-				return 0, err
-			}
-		}
-		return len(p), nil
-	}
-	var out []byte
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			c.line = append(c.line, p...)
-			break
-		}
-		c.line = append(c.line, p[:i+1]...)
-		p = p[i+1:]
-		out = c.endLine(out)
-	}
-	if len(out) > 0 {
-		if _, err := c.ResponseWriter.Write(out); err != nil {
+		var err error
+		c.body, c.pass, err = holdSized(c.ResponseWriter, http.StatusOK, c.body, p, func(b []byte) []byte { return c.withItem(b, "output") })
+		if err != nil {
 			return 0, err
 		}
+		return n, nil
+	}
+	if err := writeLines(c.ResponseWriter, &c.line, p, c.endLine); err != nil {
+		return 0, err
 	}
 	return n, nil
 }
 
-// endLine appends the line read, rewritten, to out.
-func (c *compactionWriter) endLine(out []byte) []byte {
-	line := c.line
-	c.line = c.line[:0]
+// endLine appends line, rewritten, to out.
+func (c *compactionWriter) endLine(out, line []byte) []byte {
 	data, ok := bytes.CutPrefix(line, []byte("data: "))
 	switch {
 	case ok && c.shift:

@@ -62,6 +62,10 @@ type stateTurn struct {
 	// bgID is the id of the background turn this request runs, or "":
 	// its answer is stored under it.
 	bgID string
+	// echoPass: the answer passes through from a backend that was not
+	// given previous_response_id, and says null there (stateful_echo.go).
+	echoPass bool
+	echo     *echoWriter
 	// compaction is the item of an inline compaction louter made, which
 	// the answer carries first (stateful_inline_compact.go).
 	compaction []byte
@@ -188,6 +192,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			t.body, _ = sjson.DeleteBytes(append([]byte(nil), body...), "store")
 		}
 	}
+	t.echoPass = passthrough && !t.passPrev && t.echoPrevious() != ""
 	if rewrite || compacted || threshold > 0 {
 		var te *translate.Error
 		if t.body, te = t.rewriteBody(ctx, body, history, passthrough); te != nil {
@@ -200,6 +205,15 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		}
 	}
 	return t, nil
+}
+
+// echoPrevious is the previous_response_id the client's answer echoes: the
+// one the request named, not a conversation's latest turn.
+func (t *stateTurn) echoPrevious() string {
+	if t.conv != "" {
+		return ""
+	}
+	return t.prev
 }
 
 // chain reads the chain ending at id: the socket's own turns first, then
@@ -341,10 +355,22 @@ func (t *stateTurn) capture(ctx context.Context, w http.ResponseWriter) http.Res
 	if t.api.assembler != nil {
 		t.cw.asm = t.api.assembler()
 	}
+	var w2 http.ResponseWriter = t.cw
 	if t.compaction != nil {
-		return &compactionWriter{ResponseWriter: t.cw, item: t.compaction}
+		w2 = &compactionWriter{ResponseWriter: w2, item: t.compaction}
 	}
-	return t.cw
+	if t.echoPass {
+		t.echo = newEchoWriter(w2, t.api.prev, t.prev)
+		w2 = t.echo
+	}
+	return w2
+}
+
+// finish ends the answer: what a writer of the turn held back goes out.
+func (t *stateTurn) finish() {
+	if t.echo != nil {
+		t.echo.finish()
+	}
 }
 
 // save keeps the answered turn: in the store when store was true, in the

@@ -218,6 +218,12 @@ type Request struct {
 	// IncludeUsage is the OpenAI client's stream_options.include_usage.
 	IncludeUsage bool
 
+	// PreviousResponseID is the stored response a Responses request
+	// continues, which its response objects echo. The decoder refuses
+	// previous_response_id (this package keeps no state), so the caller
+	// that served it (louter's stored responses) sets it; "" echoes null.
+	PreviousResponseID string
+
 	// ContextManagement is what the client sent of Anthropic's context
 	// editing (context_edits.go): its context_management member and the
 	// compaction block of its history. nil for every other protocol's

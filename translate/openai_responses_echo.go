@@ -2,8 +2,9 @@ package translate
 
 // The Responses API's response object repeats the request's parameters:
 // the tools offered, the tool choice, temperature and top_p, the output
-// format (text), alongside max_output_tokens, parallel_tool_calls and
-// reasoning. Clients read them back (the SDKs type them; Codex and
+// format (text), alongside max_output_tokens, parallel_tool_calls,
+// reasoning and previous_response_id (Request.PreviousResponseID, set by
+// the caller that served it). Clients read them back (the SDKs type them; Codex and
 // Agents-SDK traces show them), so louter echoes what the client asked for,
 // in the JSON response and in every response object of a stream.
 // instructions stays null: the IR does not tell the instructions apart from

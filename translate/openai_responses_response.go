@@ -254,7 +254,13 @@ func (o *respObject) append(b []byte) []byte {
 	b = append(b, o.output...)
 	b = append(b, `],"parallel_tool_calls":`...)
 	b = appendJSONBool(b, o.req == nil || o.req.ParallelToolCalls == nil || *o.req.ParallelToolCalls)
-	b = append(b, `,"previous_response_id":null,"reasoning":{"effort":`...)
+	b = append(b, `,"previous_response_id":`...)
+	if o.req != nil {
+		b = appendJSONStringOrNull(b, o.req.PreviousResponseID)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"reasoning":{"effort":`...)
 	if o.req != nil && o.req.Reasoning != nil && o.req.Reasoning.Effort != "" {
 		b = appendJSONString(b, o.req.Reasoning.Effort)
 	} else {
