@@ -96,6 +96,22 @@ func TestResponsesBackground(t *testing.T) {
 		} else if _, err := other.Responses.Get(ctx, q.ID, responses.ResponseGetParams{}); err == nil {
 			t.Errorf("a client read another's background response")
 		}
+		// Cancelled while queued, a turn never reaches the backend: wait
+		// for the four to be there, so the cancels have requests to end.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			n := 0
+			for _, r := range e.backendRequests() {
+				if strings.Contains(r.Get("body").Raw, "slow") {
+					n++
+				}
+			}
+			if n >= len(ids) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d background turns reached the backend", n, len(ids))
+			}
+		}
 		for _, id := range ids {
 			got, err := c.Responses.Cancel(ctx, id)
 			if err != nil || got.Status != "cancelled" {
