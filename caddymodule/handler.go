@@ -98,7 +98,7 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		if turn.detach {
 			return l.runBackground(w, r, ep.protocol, client, body) // stateful_background.go
 		}
-		body, q.continues = turn.body, turn.echoPrevious()
+		body, q.continues, q.stored = turn.body, turn.echoPrevious(), turn.keep
 		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())
 		defer turn.finish() // before save: the answer's last bytes
@@ -176,6 +176,9 @@ type chatRequest struct {
 	// continues is the previous_response_id a stored-responses turn
 	// served, which the client's response objects echo (stateful_turn.go).
 	continues string
+	// stored: the turn's answer is kept, which its response objects
+	// echo as store.
+	stored bool
 
 	// top is what the scan of body found, with where the members a
 	// passthrough edits are (passthrough_body.go).
@@ -332,7 +335,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 		body = withCacheKey(body, rowOf(b.Protocol).cacheKeyMember, r, q.conversation) // cache_key.go
 		rw.wantStream = rw.clientReq.Stream
 	}
-	rw.clientReq.PreviousResponseID = q.continues
+	rw.clientReq.PreviousResponseID, rw.clientReq.Stored = q.continues, q.stored
 	sw.stream = rw.wantStream
 	q.rw, q.dropped = rw, rw.clientReq.Dropped
 	q.x.streaming(rw.wantStream)

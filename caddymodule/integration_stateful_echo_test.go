@@ -13,6 +13,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
 )
 
 func TestIntegrationStoredResponsesEchoPrevious(t *testing.T) {
@@ -37,6 +38,13 @@ func TestIntegrationStoredResponsesEchoPrevious(t *testing.T) {
 			if first.PreviousResponseID != "" {
 				t.Errorf("a first turn echoes previous_response_id %q", first.PreviousResponseID)
 			}
+			// store true is the API's default, and the turn is kept: the
+			// answer says so, as OpenAI's does (a passthrough's backend
+			// speaks for itself).
+			translated := model != "resp-native-1"
+			if !gjson.Get(first.RawJSON(), "store").Bool() {
+				t.Error("a stored turn echoes store false")
+			}
 			// Non-streaming.
 			second, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: model, PreviousResponseID: openai.String(first.ID),
 				Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("two")}})
@@ -45,6 +53,9 @@ func TestIntegrationStoredResponsesEchoPrevious(t *testing.T) {
 			}
 			if second.PreviousResponseID != first.ID || second.OutputText() != "two" {
 				t.Errorf("Create: previous_response_id = %q, want %q (%q)", second.PreviousResponseID, first.ID, second.OutputText())
+			}
+			if translated && !gjson.Get(second.RawJSON(), "store").Bool() {
+				t.Error("Create: a stored turn echoes store false")
 			}
 			// Streaming: every event that carries the response object.
 			s := c.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: model, PreviousResponseID: openai.String(first.ID),
@@ -57,6 +68,9 @@ func TestIntegrationStoredResponsesEchoPrevious(t *testing.T) {
 					seen[ev.Type] = true
 					if ev.Response.PreviousResponseID != first.ID {
 						t.Errorf("%s: previous_response_id = %q, want %q", ev.Type, ev.Response.PreviousResponseID, first.ID)
+					}
+					if translated && !gjson.Get(ev.Response.RawJSON(), "store").Bool() {
+						t.Errorf("%s: a stored turn echoes store false", ev.Type)
 					}
 				}
 			}
@@ -85,6 +99,9 @@ func TestIntegrationStoredResponsesEchoPrevious(t *testing.T) {
 				for _, ev := range evs {
 					if r := ev.Get("response"); r.Exists() && (r.Get("previous_response_id").Str != prev || prev == "" && r.Get("previous_response_id").Type.String() != "Null") {
 						t.Errorf("WebSocket turn %d, %s: previous_response_id = %s, want %q", i, ev.Get("type").Str, r.Get("previous_response_id").Raw, prev)
+					}
+					if r := ev.Get("response"); r.Exists() && r.Get("store").Raw != "false" {
+						t.Errorf("WebSocket turn %d, %s: a turn sent with store false echoes store %s", i, ev.Get("type").Str, r.Get("store").Raw)
 					}
 				}
 				if last := evs[len(evs)-1]; last.Get("type").Str != "response.completed" {

@@ -212,7 +212,8 @@ func (l *Louter) prewarm(ctx context.Context, r *http.Request, sess *wsSession, 
 		echo, _ = json.Marshal(prev)
 	}
 	obj := []byte(`{"id":` + strconv.Quote(id) + `,"object":"response","created_at":` + strconv.FormatInt(time.Now().Unix(), 10) +
-		`,"status":"completed","model":` + strconv.Quote(model) + `,"output":[],"previous_response_id":` + string(echo) + `,"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0}}`)
+		`,"status":"completed","model":` + strconv.Quote(model) + `,"output":[],"previous_response_id":` + string(echo) +
+		`,"store":` + strconv.FormatBool(gjson.GetBytes(body, "store").Type != gjson.False) + `,"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0}}`)
 	data, _ := jsonTurn("", inputItems(gjson.GetBytes(body, "input")), obj)
 	_ = sess.mem.Put(ctx, state.Record{ID: id, Owner: stateOwner(r), Previous: prev, Created: time.Now(), Data: data})
 	inProgress, _ := sjson.SetBytes(obj, "status", "in_progress")

@@ -159,8 +159,26 @@ func (r *replayer) translateRequest() bool {
 	if !slices.Equal(x.Dropped, clientReq.Dropped) {
 		r.diffs = append(r.diffs, Diff{Part: "dropped", Path: "$", Want: render(x.Dropped), Got: render(clientReq.Dropped)})
 	}
+	clientReq.PreviousResponseID, clientReq.Stored = recordedState(x.ClientResponse)
 	r.clientReq, r.t.Request = clientReq, clientReq
 	return true
+}
+
+// recordedState is what a Responses client's recorded answer echoes of
+// louter's stored responses (translate.Request's PreviousResponseID and
+// Stored): a replay has no store, so it takes them from the recording.
+// Other answers have neither member: "", false.
+func recordedState(resp *Response) (prev string, stored bool) {
+	if resp == nil {
+		return "", false
+	}
+	// The body, or a stream's last response object: in a passthrough
+	// only an event louter wrote itself (an error's end) is its own.
+	obj := gjson.GetBytes(resp.BodyBytes(), "@this")
+	for i := len(resp.Events) - 1; i >= 0 && !obj.Get("object").Exists(); i-- {
+		obj = gjson.GetBytes(resp.Events[i].Payload(), "response")
+	}
+	return obj.Get("previous_response_id").Str, obj.Get("store").Bool()
 }
 
 // recordedSummary is the summary of the compaction block an Anthropic
@@ -269,7 +287,9 @@ func (r *replayer) passStream() []Event {
 	if r.askedUsage() {
 		w.HideUsageOnly()
 	}
-	enc := r.client.NewStreamEncoder(&translate.Request{Model: x.Backend.Model, Stream: true})
+	req := &translate.Request{Model: x.Backend.Model, Stream: true}
+	req.PreviousResponseID, req.Stored = recordedState(x.ClientResponse)
+	enc := r.client.NewStreamEncoder(req)
 	var all, frame []byte
 	for i := range x.BackendResponse.Events {
 		e := &x.BackendResponse.Events[i]

@@ -223,6 +223,10 @@ type Request struct {
 	// previous_response_id (this package keeps no state), so the caller
 	// that served it (louter's stored responses) sets it; "" echoes null.
 	PreviousResponseID string
+	// Stored is whether the response is kept (store true, served by
+	// louter's stored responses), which its response objects echo as
+	// store; the decoder sets nothing here, for the same reason.
+	Stored bool
 
 	// ContextManagement is what the client sent of Anthropic's context
 	// editing (context_edits.go): its context_management member and the

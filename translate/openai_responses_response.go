@@ -268,7 +268,8 @@ func (o *respObject) append(b []byte) []byte {
 	}
 	b = append(b, `,"summary":`...)
 	b = appendJSONStringOrNull(b, respEchoSummary(o.req))
-	b = append(b, `},"store":false`...)
+	b = append(b, `},"store":`...)
+	b = appendJSONBool(b, o.req != nil && o.req.Stored)
 	b = respAppendEcho(b, o.req) // the request's tools and sampling (openai_responses_echo.go)
 	b = append(b, `,"usage":`...)
 	if o.usage != nil {
