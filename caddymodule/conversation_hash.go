@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -12,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/tidwall/gjson"
 
+	"github.com/louter/louter/internal/jsonwire"
 	"github.com/louter/louter/translate"
 )
 
@@ -252,21 +254,39 @@ func hex4(s string) rune {
 }
 
 // stringEnd returns the index just past the JSON string starting at s[i]
-// (a quote), and whether it has escapes; len(s) when it is not closed.
+// (a quote), and whether it has escapes; len(s) when it is not closed. It
+// looks for the next quote or backslash eight bytes at a time: the texts
+// it crosses are most of a 100 KB request (strings.IndexAny with two bytes
+// goes byte by byte).
 func stringEnd(s string, i int) (end int, esc bool) {
-	for j := i + 1; j < len(s); {
-		k := strings.IndexAny(s[j:], `"\\`)
-		if k < 0 {
-			break
+	j := i + 1
+	for {
+		for j+8 <= len(s) {
+			if m := jsonwire.QuoteOrBackslash(load64(s, j)); m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				break
+			}
+			j += 8
 		}
-		j += k
+		for j < len(s) && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		if j >= len(s) {
+			return len(s), esc
+		}
 		if s[j] == '"' {
 			return j + 1, esc
 		}
 		esc = true
 		j += 2
 	}
-	return len(s), esc
+}
+
+// load64 reads the eight bytes of s at i as a little-endian word.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // skipContainer returns the index just past the array or object starting

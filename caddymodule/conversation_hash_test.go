@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -189,5 +190,42 @@ func BenchmarkFirstTurnHash(b *testing.B) {
 				impl.hash(body, top.SystemAt, top.MessagesAt)
 			}
 		})
+	}
+}
+
+// TestStringEnd checks the word-at-a-time string end against a byte loop,
+// with the closing quote, escapes and an unclosed end at every offset
+// around the eight-byte words it reads.
+func TestStringEnd(t *testing.T) {
+	ref := func(s string, i int) (int, bool) {
+		esc := false
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				return j + 1, esc
+			case '\\':
+				esc = true
+				j++
+			}
+		}
+		return len(s), esc
+	}
+	var cases []string
+	for n := 0; n < 20; n++ {
+		pad := strings.Repeat("é", n/2) + strings.Repeat("a", n%2)
+		cases = append(cases,
+			`"`+pad+`"`, `"`+pad+`"tail, "more"`, `"`+pad, `"`+pad+`\`,
+			`"`+pad+`\"`+pad+`" ,`, `"`+pad+`\\"x`, `"\\`+pad+`\n"`, `"`+pad+"\x00\x7f\xff\"",
+		)
+	}
+	for _, s := range cases {
+		for _, lead := range []string{"", "[", "12345678"} {
+			in := lead + s
+			end, esc := stringEnd(in, len(lead))
+			wantEnd, wantEsc := ref(in, len(lead))
+			if end != wantEnd || esc != wantEsc {
+				t.Errorf("stringEnd(%q, %d) = %d, %v; want %d, %v", in, len(lead), end, esc, wantEnd, wantEsc)
+			}
+		}
 	}
 }

@@ -138,3 +138,15 @@ func SpecialBytes(v uint64) uint64 {
 	b := v ^ (ones * '\\')
 	return ((v-ones*0x20) & ^v | (q-ones) & ^q | (b-ones) & ^b) & high
 }
+
+// QuoteOrBackslash returns a mask with the high bit set in the bytes of
+// the little-endian word v that are a quote or a backslash: the bytes that
+// end or escape within a JSON string known to be valid. As with
+// SpecialBytes, only the lowest set bit is exact, and the mask is zero
+// only when no byte is one of the two.
+func QuoteOrBackslash(v uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	q := v ^ (ones * '"')
+	b := v ^ (ones * '\\')
+	return ((q-ones) & ^q | (b-ones) & ^b) & high
+}

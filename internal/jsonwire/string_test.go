@@ -175,3 +175,47 @@ func FuzzAppendStringAsEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestQuoteOrBackslash checks the mask's lowest set bit against a byte
+// loop, for words holding a quote, a backslash, near misses (the bytes
+// one above and below each, control characters, bytes from 0x80) and
+// none, at every position.
+func TestQuoteOrBackslash(t *testing.T) {
+	fill := []byte{'a', '"' - 1, '"' + 1, '\\' - 1, '\\' + 1, 0x00, 0x1f, 0x80, 0xdc, 0xff}
+	for _, f := range fill {
+		for _, c := range []byte{'"', '\\', f} {
+			for pos := range 8 {
+				var w [8]byte
+				for k := range w {
+					w[k] = f
+				}
+				w[pos] = c
+				w[(pos+3)%8] = '"' // a later hit must not hide the first
+				v := uint64(0)
+				for k := 7; k >= 0; k-- {
+					v = v<<8 | uint64(w[k])
+				}
+				want := -1
+				for k, b := range w {
+					if b == '"' || b == '\\' {
+						want = k
+						break
+					}
+				}
+				m := QuoteOrBackslash(v)
+				got := -1
+				if m != 0 {
+					for k := range 8 {
+						if m>>(8*k+7)&1 == 1 {
+							got = k
+							break
+						}
+					}
+				}
+				if got != want {
+					t.Errorf("QuoteOrBackslash(% x): first at %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
+}
