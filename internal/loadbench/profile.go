@@ -90,6 +90,11 @@ func (r *runner) pprof(ctx context.Context, t *target, path string) ([]byte, err
 }
 
 func (r *runner) writeProfile(name string, b []byte) error {
+	// The directory is made here, not checked before the run: a missing
+	// one would lose the profiles of a run that took minutes.
+	if err := os.MkdirAll(r.cfg.profileDir, 0o755); err != nil {
+		return err
+	}
 	path := filepath.Join(r.cfg.profileDir, name)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return err
