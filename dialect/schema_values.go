@@ -172,8 +172,12 @@ func newToolSchemas(tools []translate.Tool) toolSchemas {
 		return nil
 	}
 	s := make(toolSchemas, len(tools))
-	for _, t := range tools {
-		s[t.Name] = &toolSchema{raw: t.Schema}
+	// One allocation for all of them rather than one a tool: a request
+	// declares tens of tools, and a stream builds this once.
+	vals := make([]toolSchema, len(tools))
+	for i, t := range tools {
+		vals[i].raw = t.Schema
+		s[t.Name] = &vals[i]
 	}
 	return s
 }

@@ -3,7 +3,6 @@ package translate
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -132,10 +131,10 @@ type anthRequestDecoder struct {
 	body        []byte
 	req         *Request
 	sawMessages bool
-	toolRef     bool            // the message being read has a tool_reference in a tool_result
-	depth       int             // nesting of block arrays being decoded
-	arena       strings.Builder // backs the small unescaped strings (see keep)
-	scratch     []byte          // unescaped text before keep copies it out
+	toolRef     bool      // the message being read has a tool_reference in a tool_result
+	depth       int       // nesting of block arrays being decoded
+	arena       textArena // backs the small unescaped strings (see keep)
+	scratch     []byte    // unescaped text before keep copies it out
 
 	// Slabs and scratch space for the IR's small values (see carve).
 	partScratch [anthMaxBlockDepth][]Part // blocks decoded at each depth

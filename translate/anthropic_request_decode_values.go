@@ -2,7 +2,6 @@ package translate
 
 import (
 	"encoding/json"
-	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -147,23 +146,8 @@ func (d *anthRequestDecoder) textAt(m *jsonMembers) (sp jsonSpan, s string, form
 	return sp, s, form, true
 }
 
-// keep returns a copy of b (not empty) that the IR can keep. Small texts
-// share the arena, a strings.Builder: its buffer is not zeroed before use
-// (unlike make's), and what was written to it never moves or changes, so
-// the strings cut from it stay valid while it fills. A large text is a
-// string of its own (a conversion, not zeroed either).
-func (d *anthRequestDecoder) keep(b []byte) string {
-	if len(b) > anthArenaChunk/4 {
-		return string(b)
-	}
-	if d.arena.Cap()-d.arena.Len() < len(b) {
-		d.arena = strings.Builder{}
-		d.arena.Grow(anthArenaChunk)
-	}
-	n := d.arena.Len()
-	d.arena.Write(b)
-	return d.arena.String()[n:]
-}
+// keep returns a copy of b that the IR can keep, from the decoder's arena.
+func (d *anthRequestDecoder) keep(b []byte) string { return d.arena.keep(b, anthArenaChunk) }
 
 // anthArenaChunk is the size of the arena chunks small unescaped strings
 // share; a string longer than a quarter of it gets its own allocation, so

@@ -260,13 +260,15 @@ const DropUnknown = "unknown field"
 
 // Drop records that field was left out, and why.
 func (r *Request) Drop(field, reason string) {
-	entry := field + ": " + reason
+	// Compared in place: a field is often dropped once per message or
+	// block, and only its first drop needs the joined entry.
 	for _, d := range r.Dropped {
-		if d == entry {
+		if len(d) == len(field)+2+len(reason) && d[:len(field)] == field &&
+			d[len(field):len(field)+2] == ": " && d[len(field)+2:] == reason {
 			return
 		}
 	}
-	r.Dropped = append(r.Dropped, entry)
+	r.Dropped = append(r.Dropped, field+": "+reason)
 }
 
 // StopReason is the canonical reason a response ended.

@@ -6,7 +6,6 @@ import (
 	"iter"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -49,7 +48,7 @@ type reqScanner struct {
 	// scratch is where texts are unescaped before keep copies them out;
 	// arena holds the short ones (see keep).
 	scratch []byte
-	arena   strings.Builder
+	arena   textArena
 }
 
 // reqScratch holds the buffers texts are unescaped into before they are
@@ -195,23 +194,8 @@ func (d *reqScanner) unescape(raw []byte) (string, bool) {
 	return d.keep(dst), paired
 }
 
-// keep returns a copy of b (not empty) that the IR can keep. Small texts
-// share the arena, a strings.Builder: its buffer is not zeroed before use
-// (unlike make's), and what was written to it never moves or changes, so
-// the strings cut from it stay valid while it fills. A large text is a
-// string of its own (a conversion, not zeroed either).
-func (d *reqScanner) keep(b []byte) string {
-	if len(b) > oaiArenaChunk/4 {
-		return string(b)
-	}
-	if d.arena.Cap()-d.arena.Len() < len(b) {
-		d.arena = strings.Builder{}
-		d.arena.Grow(oaiArenaChunk)
-	}
-	n := d.arena.Len()
-	d.arena.Write(b)
-	return d.arena.String()[n:]
-}
+// keep returns a copy of b that the IR can keep, from the scanner's arena.
+func (d *reqScanner) keep(b []byte) string { return d.arena.keep(b, oaiArenaChunk) }
 
 // isString reports whether sp is a non-empty string. A string's contents
 // are empty exactly when its unescaped value is.

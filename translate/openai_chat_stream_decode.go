@@ -38,7 +38,18 @@ type oaiStreamDecoder struct {
 
 	scan    oaiChunkScan // the fast path's reading of the current chunk
 	scratch []byte       // unescaping buffer
+	arena   textArena    // backs the deltas' texts (see delta)
 }
+
+// A stream's delta texts share arena chunks: a delta is a few words, a
+// stream hundreds of deltas. The first chunk is small, so that a stream
+// that stalls early holds little more than its texts (an open stream's
+// memory is a goal of its own); each next one is twice the last, up to the
+// largest.
+const (
+	oaiDeltaArenaFirst = 128
+	oaiDeltaArenaMax   = 1 << 10
+)
 
 // oaiSynthKeyBase keys calls that arrive without an index, far from any
 // wire index (some servers send -1 for a lone call).
@@ -97,16 +108,16 @@ func (d *oaiStreamDecoder) scannedChoice(dst []Event, data []byte) []Event {
 	// The first non-empty reasoning field wins, as in oaiReasoningText
 	// (reasoning_details never reaches this path).
 	if c.reasoning.kind == jsonString && c.reasoning.start < c.reasoning.end {
-		dst = d.em.Thinking(dst, c.reasoning.str(data, &d.scratch))
+		dst = d.em.Thinking(dst, d.delta(c.reasoning, data))
 	} else if c.reasonAlt.kind == jsonString && c.reasonAlt.start < c.reasonAlt.end {
-		dst = d.em.Thinking(dst, c.reasonAlt.str(data, &d.scratch))
+		dst = d.em.Thinking(dst, d.delta(c.reasonAlt, data))
 	}
 	if c.content.kind == jsonString && c.content.start < c.content.end {
-		dst = d.em.Text(dst, c.content.str(data, &d.scratch))
+		dst = d.em.Text(dst, d.delta(c.content, data))
 	}
 	if c.refusal.kind == jsonString && c.refusal.start < c.refusal.end {
 		d.refusal = true
-		dst = d.em.Text(dst, c.refusal.str(data, &d.scratch))
+		dst = d.em.Text(dst, d.delta(c.refusal, data))
 	}
 	for i := range c.calls {
 		if d.em.Done() {
@@ -120,6 +131,17 @@ func (d *oaiStreamDecoder) scannedChoice(dst []Event, data []byte) []Event {
 		d.finish, d.hasFinish = oaiStopReason(c.finish.str(data, &d.scratch)), true
 	}
 	return dst
+}
+
+// delta is sp.str for a delta's text: a copy cut from the stream's arena
+// rather than an allocation of its own, one per chunk.
+func (d *oaiStreamDecoder) delta(sp jsonSpan, data []byte) string {
+	b := data[sp.start:sp.end]
+	if sp.esc {
+		d.scratch = jsonUnescape(d.scratch[:0], b)
+		b = d.scratch
+	}
+	return d.arena.keep(b, min(oaiDeltaArenaMax, max(oaiDeltaArenaFirst, 2*d.arena.sb.Cap())))
 }
 
 // decodeGJSON decodes any chunk, valid or not, with gjson. It defines the
