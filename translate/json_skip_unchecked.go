@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/louter/louter/internal/jsonwire"
 )
 
 // jsonSkipUnchecked returns the index after the string, array or object
@@ -49,13 +51,10 @@ func jsonSkipUnchecked(data []byte, i int) (int, bool) {
 // longer string, or one with an escape, is crossed by bytes.IndexByte from
 // quote to quote.
 func jsonSkipStringUnchecked(data []byte, i int) (int, bool) {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
 	start := i
 	for n := 0; n < 2 && i+8 <= len(data); n++ {
-		v := binary.LittleEndian.Uint64(data[i:])
-		q, b := v^(ones*'"'), v^(ones*'\\')
-		// The lowest marked byte is exact (see jsonwire.SpecialBytes).
-		if m := ((q-ones)&^q | (b-ones)&^b) & high; m != 0 {
+		// The lowest marked byte is exact.
+		if m := jsonwire.QuoteOrBackslash(binary.LittleEndian.Uint64(data[i:])); m != 0 {
 			j := i + bits.TrailingZeros64(m)/8
 			if data[j] == '"' {
 				return j + 1, true
