@@ -204,12 +204,14 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 		default:
 			return
 		}
-		end, _ := sjson.SetBytes(st.Response, "status", "failed")
-		end, _ = sjson.SetRawBytes(end, "error", out.errorObject(ctx.Err()))
+		var end []byte
 		if errors.Is(ctx.Err(), context.Canceled) {
 			// Only a cancel cancels ctx before this point: its status
 			// was overwritten by the in_progress one above, in a race.
 			end, _ = sjson.SetBytes(st.Response, "status", "cancelled")
+		} else {
+			end, _ = sjson.SetBytes(st.Response, "status", "failed")
+			end, _ = sjson.SetRawBytes(end, "error", out.errorObject(ctx.Err()))
 		}
 		_ = put(context.WithoutCancel(ctx), end)
 	}()
@@ -219,7 +221,7 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 // cancelBackground answers POST /v1/responses/{id}/cancel.
 func (l *Louter) cancelBackground(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, id string) error {
 	s, owner, ctx := l.state, stateOwner(r), r.Context()
-	st, err := s.turn(ctx, owner, id, api)
+	rec, st, err := s.record(ctx, owner, id, api)
 	if err != nil {
 		return l.reject(w, codec, storedError(err, id))
 	}
@@ -234,10 +236,6 @@ func (l *Louter) cancelBackground(w http.ResponseWriter, r *http.Request, codec 
 	}
 	obj, _ := sjson.SetBytes(st.Response, "status", "cancelled")
 	data, _ := json.Marshal(storedTurn{Input: st.Input, Response: obj})
-	rec, err := s.store.Get(ctx, owner, id)
-	if err != nil {
-		return l.reject(w, codec, storedError(err, id))
-	}
 	rec.Data, rec.Created = data, time.Now()
 	if err := s.store.Put(ctx, rec); err != nil {
 		return l.reject(w, codec, storeUnavailable(err))

@@ -255,15 +255,22 @@ func inputItems(in gjson.Result) []byte {
 // another API's (an interaction asked for as a response), or one with no
 // answer (a compaction's summary, a conversation's pointer), is not found.
 func (s *stateStore) turn(ctx context.Context, owner, id string, api *statefulAPI) (storedTurn, error) {
+	_, st, err := s.record(ctx, owner, id, api)
+	return st, err
+}
+
+// record is turn with the record it was read from, for a caller that
+// stores it again changed.
+func (s *stateStore) record(ctx context.Context, owner, id string, api *statefulAPI) (state.Record, storedTurn, error) {
 	rec, err := s.store.Get(ctx, owner, id)
 	if err != nil {
-		return storedTurn{}, err
+		return state.Record{}, storedTurn{}, err
 	}
 	st := decodeTurn(rec.Data)
 	if len(st.Response) == 0 || gjson.GetBytes(st.Response, "object").Str != api.object {
-		return storedTurn{}, state.ErrNotFound
+		return state.Record{}, storedTurn{}, state.ErrNotFound
 	}
-	return st, nil
+	return rec, st, nil
 }
 
 // deleteTurn deletes the stored turn id of owner made through api.
