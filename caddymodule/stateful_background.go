@@ -133,7 +133,7 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 			Message: "louter: background with conversation is not supported; continue with previous_response_id"})
 	}
 	prev := res[1].Str
-	passthrough := route.backend.Protocol == protocol && route.backend.Dialect == nil
+	passthrough := route.backend.passesThrough(protocol)
 	if prev != "" && !passthrough { // a Responses backend may know ids louter does not
 		if _, err := s.turn(r.Context(), owner, prev, api); err != nil {
 			if errors.Is(err, state.ErrNotFound) {

@@ -120,7 +120,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		return nil, nil // the chat path answers the unknown model
 	}
 	b := route.backend
-	passthrough := b.Protocol == ep.protocol && b.Dialect == nil
+	passthrough := b.passesThrough(ep.protocol) // as the handler decides it (scan_deferred.go)
 	threshold := 0
 	if api.compaction && !passthrough { // a Responses backend compacts itself
 		var te *translate.Error
