@@ -257,10 +257,10 @@ var geminiCounter = &backendCounter{
 // backend's answer to pass on as it is; otherwise only the count.
 func (l *Louter) askBackendCount(r *http.Request, b *Backend, call *countCall, backendModel string) (int, []byte, error) {
 	bc := rowOf(b.Protocol).counter
-	// As for chat requests (handler.go), a backend of the client's
+	// As for chat requests (handler.go): a backend of the client's
 	// protocol for which louter applies the context edits gets the
-	// edited request, translated.
-	passthrough := call.client.Protocol() == b.Protocol && !b.editsContextItself()
+	// edited request, translated. (A backend asked here has no dialect.)
+	passthrough := b.passesThrough(call.client.Protocol())
 	var body []byte
 	var err error
 	if passthrough {
