@@ -11,7 +11,9 @@ import (
 
 // memoryTargets are the targets the memory mode measures: Caddy and
 // louter with the big and the small request.
-var memoryTargets = []string{"caddy-big", "louter-big", "caddy-small", "louter-small"}
+// With -before, louter's twins from the older binary follow their
+// originals.
+var memoryTargets = []string{"caddy-big", "louter-big", "louter-big" + beforeSuffix, "caddy-small", "louter-small", "louter-small" + beforeSuffix}
 
 // memoryMode holds cfg.streams streams open in a fresh process of each
 // memory target, stalled upstream after each of cfg.stalls events, and

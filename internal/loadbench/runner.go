@@ -64,6 +64,9 @@ func newRunner(cfg config) (r *runner, err error) {
 	if len(r.targets) == 0 {
 		return nil, fmt.Errorf("-only %q matches no target", cfg.only)
 	}
+	if cfg.before != "" {
+		r.targets = withBefore(r.targets, cfg.before)
+	}
 	return r, nil
 }
 
@@ -157,7 +160,11 @@ func (r *runner) start(t *target) error {
 	if t.observed {
 		env = append(env, r.sink.TracingEnv()...)
 	}
-	p, err := harness.Start(r.bin, r.dir, t.caddyfile(), env...)
+	bin := r.bin
+	if t.bin != "" {
+		bin = t.bin
+	}
+	p, err := harness.Start(bin, r.dir, t.caddyfile(), env...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.name, err)
 	}
@@ -165,7 +172,7 @@ func (r *runner) start(t *target) error {
 	r.procs = append(r.procs, p)
 	r.mu.Unlock()
 	t.proc = p
-	if err := harness.WaitListening(t.port, 15*time.Second); err != nil {
+	if err := p.WaitListening(t.port, 15*time.Second); err != nil {
 		return fmt.Errorf("%s: %w; its log:\n%.3000s", t.name, err, p.Logs())
 	}
 	return nil
@@ -201,19 +208,31 @@ func (r *runner) count(res harness.LoadResult) {
 // each repetition, then the paced and memory modes.
 func (r *runner) run() (*results.Results, error) {
 	res := &results.Results{Header: header(r.cfg)}
-	for _, t := range r.targets {
+	for _, t := range slices.Clone(r.targets) {
 		if err := r.start(t); err != nil {
-			return nil, err
+			if !skippable(t) {
+				return nil, err
+			}
+			r.skip(res, t, reasonOf(err))
 		}
 	}
 	top := slices.Max(r.cfg.conc)
-	for _, t := range r.targets {
+	for _, t := range slices.Clone(r.targets) {
+		if !slices.Contains(r.targets, t) {
+			continue // skipped with its baseline
+		}
 		lr := harness.Load(r.client(top), t.request(), warmup, top)
+		if lr.Errors > 0 && skippable(t) {
+			// The warm-up's failures are the reason, not the run's errors.
+			r.skip(res, t, fmt.Sprintf("warm-up: %d of %d requests failed, the first: %s", lr.Errors, lr.Requests, lr.FirstError))
+			continue
+		}
 		r.count(lr)
 		if lr.Errors > 0 {
 			return nil, fmt.Errorf("%s: warm-up: %d errors, the first: %s; its log:\n%.3000s", t.name, lr.Errors, lr.FirstError, t.proc.Logs())
 		}
 	}
+	res.Header.Binaries = r.binaries()
 	for rep := 1; rep <= r.cfg.reps; rep++ {
 		for _, c := range r.cfg.conc {
 			for _, t := range r.targets {
@@ -263,7 +282,7 @@ func (r *runner) run() (*results.Results, error) {
 func (r *runner) pacedMode(conc int) ([]results.Phase, error) {
 	var ts []*target
 	for _, t := range r.targets {
-		if t.name == "caddy-big" || t.name == "louter-big" {
+		if t.name == "caddy-big" || strings.TrimSuffix(t.name, beforeSuffix) == "louter-big" {
 			ts = append(ts, t)
 		}
 	}
@@ -312,7 +331,7 @@ func (r *runner) phase(t *target, conc, n, rep int, paced bool) (results.Phase, 
 	if paced {
 		mode = " paced"
 	}
-	fmt.Fprintf(os.Stderr, "rep %d c=%d%s %-22s %8.0f µs/req  p50 %6.2f ms  p99 %6.2f ms  ttfb %5.2f ms  rss %5.1f MiB  errors %d  (%.1fs)\n",
+	fmt.Fprintf(os.Stderr, "rep %d c=%d%s %-26s %8.0f µs/req  p50 %6.2f ms  p99 %6.2f ms  ttfb %5.2f ms  rss %5.1f MiB  errors %d  (%.1fs)\n",
 		rep, conc, mode, t.name, p.CPUPerReq, p.P50ms, p.P99ms, p.TTFBms, p.RSSMiB, p.Errors, p.WallSec)
 	if lr.Errors > 0 {
 		fmt.Fprintf(os.Stderr, "  first error: %s\n", lr.FirstError)
