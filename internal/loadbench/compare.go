@@ -82,11 +82,11 @@ func (r *runner) skip(res *results.Results, t *target, reason string) {
 // the run: only a target of the older binary may fail that way.
 func skippable(t *target) bool { return t.bin != "" }
 
-// reasonOf shortens a start or warm-up failure to its first line (the
-// log that follows it is for a person reading the terminal).
-func reasonOf(err error) string {
+// reasonOf shortens t's start failure to its first line, without the
+// target's name (the log that follows is for a person at the terminal).
+func reasonOf(t *target, err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
-	return strings.TrimSuffix(s, "; its log:")
+	return strings.TrimPrefix(strings.TrimSuffix(s, "; its log:"), t.name+": ")
 }
 
 // binaries describes the binaries the targets ran from, each with the

@@ -213,7 +213,7 @@ func (r *runner) run() (*results.Results, error) {
 			if !skippable(t) {
 				return nil, err
 			}
-			r.skip(res, t, reasonOf(err))
+			r.skip(res, t, reasonOf(t, err))
 		}
 	}
 	top := slices.Max(r.cfg.conc)
