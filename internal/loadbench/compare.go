@@ -63,17 +63,17 @@ func withBefore(ts []*target, bin string) []*target {
 
 // skip leaves t out of the run with the reason, and every target measured
 // against it: a ratio to a target that did not run means nothing.
-func (r *runner) skip(res *results.Results, t *target, reason string) {
+func (r *runner) skip(t *target, reason string) {
 	if t.proc != nil {
 		r.stop(t)
 		t.proc = nil
 	}
 	fmt.Fprintf(os.Stderr, "loadbench: skipping %s: %s\n", t.name, reason)
-	res.Header.Skipped = append(res.Header.Skipped, results.Skipped{Target: t.name, Reason: reason})
+	r.skipped = append(r.skipped, results.Skipped{Target: t.name, Reason: reason})
 	r.targets = slices.DeleteFunc(r.targets, func(x *target) bool { return x == t })
 	for _, d := range slices.Clone(r.targets) {
 		if d.baseline == t.name {
-			r.skip(res, d, "its baseline "+t.name+" was skipped")
+			r.skip(d, "its baseline "+t.name+" was skipped")
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/louter/louter/internal/loadbench/results"
@@ -15,18 +16,8 @@ import (
 // stream of both, and the targets skipped. It writes nothing for a run
 // without -before.
 func printBeforeAfter(w io.Writer, res *results.Results) {
-	var before results.Binary
-	for _, b := range res.Header.Binaries {
-		if b.Role == "before" {
-			before = b
-		}
-	}
-	if before.Path == "" && len(res.Header.Skipped) == 0 {
+	if !printBinaries(w, res.Header) {
 		return
-	}
-	fmt.Fprint(w, "\nBefore/after, the older binary's targets run in the same repetitions and against the same baselines:\n\n")
-	for _, b := range res.Header.Binaries {
-		fmt.Fprintf(w, "- %s: %s\n", b.Role, describe(b))
 	}
 
 	type key struct {
@@ -82,12 +73,56 @@ func printBeforeAfter(w io.Writer, res *results.Results) {
 		fmt.Fprint(w, table.String())
 	}
 
-	if len(res.Header.Skipped) > 0 {
+	printSkipped(w, res.Header)
+}
+
+// printBinaries introduces a -before comparison with the binaries it ran
+// from, and reports whether there is one.
+func printBinaries(w io.Writer, h results.Header) bool {
+	if !slices.ContainsFunc(h.Binaries, func(b results.Binary) bool { return b.Role == "before" }) && len(h.Skipped) == 0 {
+		return false
+	}
+	fmt.Fprint(w, "\nBefore/after, the older binary's targets run in the same repetitions and against the same baselines:\n\n")
+	for _, b := range h.Binaries {
+		fmt.Fprintf(w, "- %s: %s\n", b.Role, describe(b))
+	}
+	return true
+}
+
+func printSkipped(w io.Writer, h results.Header) {
+	if len(h.Skipped) > 0 {
 		fmt.Fprint(w, "\nSkipped:\n\n")
-		for _, s := range res.Header.Skipped {
+		for _, s := range h.Skipped {
 			fmt.Fprintf(w, "- `%s`: %s\n", s.Target, s.Reason)
 		}
 	}
+}
+
+// printReplayBeforeAfter writes the session replay's -before comparison:
+// per recording, turn and concurrency, louter's latencies, CPU per turn
+// and RSS from the older binary and the current one.
+func printReplayBeforeAfter(w io.Writer, res *results.Results) {
+	if !printBinaries(w, res.Header) {
+		return
+	}
+	var table strings.Builder
+	for _, r := range res.Replay {
+		if r.BeforeCPUPerTurn == 0 && r.BeforeTTFBms == 0 {
+			continue // the older binary did not run
+		}
+		change := "–"
+		if r.BeforeCPUPerTurn > 0 {
+			change = fmt.Sprintf("**%+.1f %%**", (r.LouterCPUPerTurn/r.BeforeCPUPerTurn-1)*100)
+		}
+		fmt.Fprintf(&table, "| %s (%s) | %d/%d | %d | %.2f → %.2f | %.2f → %.2f | %s → %s | %s | %.0f → %.0f |\n",
+			r.Session, r.Client, r.Turn, r.Turns, r.Conc, r.BeforeTTFBms, r.LouterTTFBms, r.BeforeP99ms, r.LouterP99ms,
+			num(r.BeforeCPUPerTurn), num(r.LouterCPUPerTurn), change, r.BeforeRSSMiB, r.LouterRSSMiB)
+	}
+	if table.Len() > 0 {
+		fmt.Fprint(w, "\n| session (client) | turn | c | louter TTFB ms before → after | p99 ms before → after | CPU µs/turn before → after | CPU change | RSS MiB before → after |\n|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprint(w, table.String())
+	}
+	printSkipped(w, res.Header)
 }
 
 // describe is a binary's path and what is known of its build.

@@ -27,7 +27,8 @@ type runner struct {
 	up      *harness.Upstream
 	sink    *harness.SpanSink
 	targets []*target
-	events  int // per upstream stream
+	skipped []results.Skipped // targets left out (compare.go)
+	events  int               // per upstream stream
 
 	mu        sync.Mutex
 	procs     []*harness.Process // started and not yet stopped
@@ -213,7 +214,7 @@ func (r *runner) run() (*results.Results, error) {
 			if !skippable(t) {
 				return nil, err
 			}
-			r.skip(res, t, reasonOf(t, err))
+			r.skip(t, reasonOf(t, err))
 		}
 	}
 	top := slices.Max(r.cfg.conc)
@@ -224,7 +225,7 @@ func (r *runner) run() (*results.Results, error) {
 		lr := harness.Load(r.client(top), t.request(), warmup, top)
 		if lr.Errors > 0 && skippable(t) {
 			// The warm-up's failures are the reason, not the run's errors.
-			r.skip(res, t, fmt.Sprintf("warm-up: %d of %d requests failed, the first: %s", lr.Errors, lr.Requests, lr.FirstError))
+			r.skip(t, fmt.Sprintf("warm-up: %d of %d requests failed, the first: %s", lr.Errors, lr.Requests, lr.FirstError))
 			continue
 		}
 		r.count(lr)
@@ -274,6 +275,7 @@ func (r *runner) run() (*results.Results, error) {
 	res.Summary = summarize(res.Phases, r.targets, r.events)
 	res.Header.LoadAfter = loadavg()
 	res.Header.Validated, res.Header.Errors = r.validated, r.errors
+	res.Header.Skipped = r.skipped
 	return res, nil
 }
 

@@ -170,8 +170,14 @@ type Replay struct {
 	// The RSS is the highest seen after the session's phases.
 	CaddyRSSMiB  float64 `json:"caddy_rss_mib"`
 	LouterRSSMiB float64 `json:"louter_rss_mib"`
-	Samples      int     `json:"samples"` // louter's turns measured
-	Errors       int     `json:"errors"`  // of the session's phases, both targets
+	// With -before, the same of louter from the older binary, measured
+	// in the same repetitions (0 when it did not run).
+	BeforeTTFBms     float64 `json:"before_ttfb_ms,omitempty"`
+	BeforeP99ms      float64 `json:"before_p99_ms,omitempty"`
+	BeforeCPUPerTurn float64 `json:"before_cpu_us_per_turn,omitempty"`
+	BeforeRSSMiB     float64 `json:"before_rss_mib,omitempty"`
+	Samples          int     `json:"samples"` // louter's turns measured
+	Errors           int     `json:"errors"`  // of the session's phases, every target
 }
 
 // Write writes r to path as indented JSON.
