@@ -27,6 +27,11 @@ func (r *runner) memoryMode() ([]results.Memory, error) {
 				continue
 			}
 			m, err := r.holdStreams(t, stall)
+			if err != nil && skippable(t) {
+				// Its other measurements stand; this one is reported missing.
+				r.skipped = append(r.skipped, results.Skipped{Target: t.name, Reason: fmt.Sprintf("memory mode, stall %d: %s", stall, reasonOf(t, err))})
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
