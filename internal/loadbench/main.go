@@ -47,6 +47,7 @@ type config struct {
 	profile, profileDir   string
 	profileSeconds        int
 	out, fixture, caddy   string
+	before                string // an older Caddy binary to compare with (compare.go)
 	gomaxprocs            int
 	timeout               time.Duration
 	replay                string   // recordings, comma-separated: the session-replay mode
@@ -72,6 +73,7 @@ func main() {
 	flag.StringVar(&cfg.out, "out", "testdata/bench/loadbench.json", "results file (empty: none)")
 	flag.StringVar(&cfg.fixture, "fixture", "testdata/bench/claude_code_100k.json", "the big Anthropic request")
 	flag.StringVar(&cfg.caddy, "caddy", "", "a Caddy binary with louter to use instead of building cmd/caddy")
+	flag.StringVar(&cfg.before, "before", "", "an older Caddy binary with louter: every louter target also runs from it, as <target>@before, in the same repetitions and against the same Caddy baseline, for a before/after table")
 	flag.IntVar(&cfg.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of the Caddy processes (0: Go's default)")
 	flag.DurationVar(&cfg.timeout, "timeout", 60*time.Second, "bound on each request")
 	flag.StringVar(&cfg.replay, "replay", "", "the session-replay mode instead of the benchmark: recordings (record's JSON Lines) to replay, comma-separated, e.g. "+defaultReplay)

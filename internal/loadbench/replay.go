@@ -70,6 +70,7 @@ func replay(cfg config) (*results.Results, error) {
 	}
 	res.Header.LoadAfter = loadavg()
 	res.Header.Validated, res.Header.Errors = r.validated, r.errors
+	res.Header.Binaries, res.Header.Skipped = r.binaries(), r.skipped
 	return res, nil
 }
 
@@ -354,7 +355,8 @@ func replayTargets(upstream string) (caddy, louter *target) {
 }
 
 // runReplay runs the session-replay mode: for each repetition,
-// concurrency and recording, Caddy then louter.
+// concurrency and recording, Caddy, then louter, then with -before louter
+// from the older binary.
 func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) {
 	up, err := startReplayUpstream(sessions)
 	if err != nil {
@@ -362,17 +364,32 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 	}
 	defer up.Close()
 	caddy, louter := replayTargets(up.Addr)
-	for _, t := range []*target{caddy, louter} {
-		if err := r.start(t); err != nil {
-			return nil, err
+	r.targets = []*target{caddy, louter}
+	if r.cfg.before != "" {
+		r.targets = withBefore(r.targets, r.cfg.before)
+	}
+	defer func() {
+		for _, t := range r.targets {
+			r.stop(t)
 		}
-		defer r.stop(t)
+	}()
+	for _, t := range slices.Clone(r.targets) {
+		if err := r.start(t); err != nil {
+			if !skippable(t) {
+				return nil, err
+			}
+			r.skip(t, reasonOf(t, err))
+		}
 	}
 	top := slices.Max(r.cfg.conc)
 	// Warm-up: every session once per worker of the highest concurrency.
 	for _, s := range sessions {
-		for _, t := range []*target{caddy, louter} {
-			lr := replaySessions(r.client(top), t.base(), s, t == louter, top, top).total()
+		for _, t := range slices.Clone(r.targets) {
+			lr := replaySessions(r.client(top), t.base(), s, isLouter(t), top, top).total()
+			if lr.Errors > 0 && skippable(t) {
+				r.skip(t, fmt.Sprintf("warm-up, %s: %d of %d turns failed, the first: %s", s.name, lr.Errors, lr.Requests, lr.FirstError))
+				continue
+			}
 			r.count(lr)
 			if lr.Errors > 0 {
 				return nil, fmt.Errorf("%s, %s: warm-up: %d errors, the first: %s; its log:\n%.3000s", t.name, s.name, lr.Errors, lr.FirstError, t.proc.Logs())
@@ -395,12 +412,12 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 	for rep := 1; rep <= r.cfg.reps; rep++ {
 		for _, c := range r.cfg.conc {
 			for _, s := range sessions {
-				for _, t := range []*target{caddy, louter} {
+				for _, t := range r.targets {
 					cpu0, err := t.proc.CPU()
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", t.name, err)
 					}
-					turns := replaySessions(r.client(c), t.base(), s, t == louter, r.cfg.sessions, c)
+					turns := replaySessions(r.client(c), t.base(), s, isLouter(t), r.cfg.sessions, c)
 					lr := turns.total()
 					cpu1, err := t.proc.CPU()
 					if err != nil {
@@ -428,7 +445,7 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 						a.lat[i] = append(a.lat[i], tr.Latencies...)
 						a.ttfb[i] = append(a.ttfb[i], tr.TTFBs...)
 					}
-					fmt.Fprintf(os.Stderr, "rep %d c=%d replay %-12s %-14s %8.0f µs/turn  rss %5.1f MiB  errors %d\n",
+					fmt.Fprintf(os.Stderr, "rep %d c=%d replay %-12s %-20s %8.0f µs/turn  rss %5.1f MiB  errors %d\n",
 						rep, c, s.name, t.name, float64((cpu1-cpu0).Microseconds())/float64(max(lr.Requests, 1)), mib(rss), lr.Errors)
 				}
 			}
@@ -455,6 +472,14 @@ func (r *runner) runReplay(sessions []*replaySession) ([]results.Replay, error) 
 				}
 				row.AddedTTFBms = row.LouterTTFBms - row.CaddyTTFBms
 				row.AddedP99ms = row.LouterP99ms - row.CaddyP99ms
+				if ba := accs[key{s.name, c, louter.name + beforeSuffix}]; ba != nil {
+					slices.Sort(ba.lat[i])
+					slices.Sort(ba.ttfb[i])
+					row.BeforeTTFBms = ms(harness.Percentile(ba.ttfb[i], 50))
+					row.BeforeP99ms = ms(harness.Percentile(ba.lat[i], 99))
+					row.BeforeCPUPerTurn, row.BeforeRSSMiB = perTurn(ba.cpu, ba.turns), mib(ba.rss)
+					row.Errors += ba.errors
+				}
 				out = append(out, row)
 			}
 		}
@@ -489,4 +514,5 @@ func printReplay(w io.Writer, res *results.Results) {
 			r.Session, r.Client, r.Turn, r.Turns, r.RequestKB, r.Conc, r.CaddyTTFBms, r.LouterTTFBms, r.AddedTTFBms,
 			r.CaddyP99ms, r.LouterP99ms, r.AddedP99ms, num(r.CaddyCPUPerTurn), num(r.LouterCPUPerTurn), ratio, r.CaddyRSSMiB, r.LouterRSSMiB)
 	}
+	printReplayBeforeAfter(w, res)
 }

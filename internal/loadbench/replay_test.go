@@ -57,15 +57,21 @@ func TestLoadSessions(t *testing.T) {
 // TestReplayMode runs the session-replay mode briefly, end to end: this
 // test binary as Caddy's plain proxy and as louter, every recorded turn
 // sent and its stream checked, one row per session, turn and
-// concurrency.
+// concurrency; and with -before (this binary again), louter's twin from
+// the "older" binary measured in the same rows.
 func TestReplayMode(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
+	t.Run("current", func(t *testing.T) { testReplayMode(t, "") })
+	t.Run("before", func(t *testing.T) { testReplayMode(t, os.Args[0]) })
+}
+
+func testReplayMode(t *testing.T, before string) {
 	cfg := config{
 		replay: recordings, sessions: 2, reps: 1, conc: []int{1, 2},
 		caddy: os.Args[0], env: []string{caddyProcessEnv + "=1"},
-		gomaxprocs: 1, timeout: 30 * time.Second,
+		gomaxprocs: 1, timeout: 30 * time.Second, before: before,
 	}
 	res, err := replay(cfg)
 	if err != nil {
@@ -81,11 +87,21 @@ func TestReplayMode(t *testing.T) {
 		if r.Samples != 2 || r.LouterTTFBms <= 0 || r.CaddyTTFBms <= 0 || r.LouterP99ms < r.LouterTTFBms || r.LouterRSSMiB <= 0 {
 			t.Errorf("implausible row %+v", r)
 		}
+		if ran := r.BeforeTTFBms > 0 && r.BeforeP99ms >= r.BeforeTTFBms && r.BeforeRSSMiB > 0; ran != (before != "") {
+			t.Errorf("-before %q, row %+v", before, r)
+		}
+	}
+	bins := res.Header.Binaries
+	if before != "" && (len(bins) != 2 || len(bins[1].Targets) != 1 || bins[1].Targets[0] != "louter-replay@before") {
+		t.Errorf("binaries %+v, want the twin from the older one", bins)
 	}
 	var out strings.Builder
 	printReplay(&out, res)
 	if !strings.Contains(out.String(), "| claude-code (anthropic) | 2/2 |") {
 		t.Errorf("the table lacks claude-code's second turn:\n%s", out.String())
+	}
+	if got := strings.Contains(out.String(), "| claude-code (anthropic) | 2/2 | 2 | "); got != (before != "") {
+		t.Errorf("-before %q: the before/after table is there: %v:\n%s", before, got, out.String())
 	}
 	// The results file reads back.
 	f := t.TempDir() + "/replay.json"

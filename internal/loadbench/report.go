@@ -44,7 +44,7 @@ func printMarkdown(w io.Writer, res *results.Results) {
 	fmt.Fprint(w, strings.Repeat("---|", len(h.Conc)+1), "\n")
 	for _, n := range names {
 		first := rows[n][h.Conc[0]]
-		if strings.HasSuffix(n, observedSuffix) {
+		if observed(n) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s |", first.Label)
@@ -83,12 +83,12 @@ func printMarkdown(w io.Writer, res *results.Results) {
 	for _, n := range names {
 		for _, c := range h.Conc {
 			s := rows[n][c]
-			if !strings.HasSuffix(n, observedSuffix) {
+			if !observed(n) {
 				continue
 			}
 			fmt.Fprintf(w, "\n%s, Caddy `tracing` + `metrics` at c=%d: %s µs/req against %s µs/req without, **%+.1f %%** CPU per streamed request (per repetition: %s; issue 14's goal: under 3 %%).\n",
-				strings.TrimSuffix(n, observedSuffix), c, num(s.CPUPerReq), num(rows[s.Baseline][c].CPUPerReq), (s.Ratio-1)*100, ratios(s.Ratios))
-			if caddy, ok := rows["caddy-small-observed"][c]; ok && n == "louter-small-observed" {
+				strings.Replace(n, observedSuffix, "", 1), c, num(s.CPUPerReq), num(rows[s.Baseline][c].CPUPerReq), (s.Ratio-1)*100, ratios(s.Ratios))
+			if caddy, ok := rows["caddy-small-observed"][c]; ok && strings.TrimSuffix(n, beforeSuffix) == "louter-small-observed" {
 				fmt.Fprint(w, louterShare(s, caddy, rows[s.Baseline][c].CPUPerReq, rows[caddy.Baseline][c].CPUPerReq))
 			}
 		}
@@ -105,7 +105,7 @@ func printMarkdown(w io.Writer, res *results.Results) {
 		for _, m := range res.Memory {
 			ratio := "1.0"
 			if !strings.HasPrefix(m.Target, "caddy-") {
-				_, size, _ := strings.Cut(m.Target, "-")
+				_, size, _ := strings.Cut(strings.TrimSuffix(m.Target, beforeSuffix), "-")
 				if c := caddy[[2]string{size, fmt.Sprint(m.Stall)}]; c > 0 {
 					ratio = fmt.Sprintf("**%.2f**", m.PerStreamMiB/c)
 				} else {
@@ -115,6 +115,7 @@ func printMarkdown(w io.Writer, res *results.Results) {
 			fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %.3f | %s | %d |\n", m.Label, m.Stall, m.Streams, m.IdleMiB, m.HeldMiB, m.PerStreamMiB, ratio, m.Errors)
 		}
 	}
+	printBeforeAfter(w, res)
 }
 
 // num formats µs with thousands separators, as the issue does.
@@ -160,6 +161,12 @@ func louterShare(obs, caddy results.Summary, louterCPU, caddyCPU float64) string
 // observedSuffix ends the name of a target run with Caddy's tracing and
 // metrics on; its baseline is the same target with them off.
 const observedSuffix = "-observed"
+
+// observed reports whether target name is run with tracing and metrics,
+// from either binary.
+func observed(name string) bool {
+	return strings.HasSuffix(strings.TrimSuffix(name, beforeSuffix), observedSuffix)
+}
 
 func added(s results.Summary, v float64) string {
 	if s.Baseline == "" {

@@ -46,10 +46,7 @@ func TestPrintMarkdown(t *testing.T) {
 			{Target: "louter-big", Label: "louter big", Stall: 5, Streams: 10, PerStreamMiB: 0.25},
 		},
 	}
-	var b strings.Builder
-	printMarkdown(&b, res)
-	out := b.String()
-	for _, want := range []string{
+	out := markdownHas(t, res,
 		"| target | c=1 CPU µs/req | c=16 CPU µs/req | ratio at c=16 (per repetition) |",
 		"| Caddy `reverse_proxy`, same bytes in OpenAI form | 1,000 | 1,000 | 1.0 (baseline) |",
 		"| louter, Anthropic client → OpenAI Chat backend | 1,100 | 1,100 | **1.10** (1.10, 1.10; to caddy-big) |",
@@ -57,11 +54,7 @@ func TestPrintMarkdown(t *testing.T) {
 		"Of that, Caddy's own (its plain proxy: +14.3 %) is about 200 µs/req; louter adds about 0 µs/req, **+0.0 %** of louter's CPU (per repetition: 1.00, 1.00).",
 		"louter-big, Caddy `tracing` + `metrics` at c=1: 1,200 µs/req against 1,100 µs/req without, **+9.1 %**",
 		"| louter big | 5 | 10 | 0.0 | 0.0 | 0.250 | **2.00** | 0 |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "| louter, ~1 KB request, Caddy `tracing` + `metrics` on |") || strings.Contains(out, "| Caddy `reverse_proxy`, ~1 KB request, `tracing` + `metrics` on |") {
 		t.Errorf("the observed target is in the issue's table:\n%s", out)
 	}
@@ -79,4 +72,19 @@ func TestLouterShare(t *testing.T) {
 	if got := louterShare(obs, results.Summary{}, 600, 400); got != "" {
 		t.Errorf("without Caddy's ratios: %q", got)
 	}
+}
+
+// markdownHas prints res as printMarkdown does and fails t for each of
+// wants the output lacks; it returns the output.
+func markdownHas(t *testing.T, res *results.Results, wants ...string) string {
+	t.Helper()
+	var b strings.Builder
+	printMarkdown(&b, res)
+	out := b.String()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	return out
 }

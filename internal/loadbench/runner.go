@@ -27,7 +27,8 @@ type runner struct {
 	up      *harness.Upstream
 	sink    *harness.SpanSink
 	targets []*target
-	events  int // per upstream stream
+	skipped []results.Skipped // targets left out (compare.go)
+	events  int               // per upstream stream
 
 	mu        sync.Mutex
 	procs     []*harness.Process // started and not yet stopped
@@ -63,6 +64,9 @@ func newRunner(cfg config) (r *runner, err error) {
 	r.targets = selectTargets(all, cfg.only)
 	if len(r.targets) == 0 {
 		return nil, fmt.Errorf("-only %q matches no target", cfg.only)
+	}
+	if cfg.before != "" {
+		r.targets = withBefore(r.targets, cfg.before)
 	}
 	return r, nil
 }
@@ -157,7 +161,11 @@ func (r *runner) start(t *target) error {
 	if t.observed {
 		env = append(env, r.sink.TracingEnv()...)
 	}
-	p, err := harness.Start(r.bin, r.dir, t.caddyfile(), env...)
+	bin := r.bin
+	if t.bin != "" {
+		bin = t.bin
+	}
+	p, err := harness.Start(bin, r.dir, t.caddyfile(), env...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.name, err)
 	}
@@ -165,7 +173,7 @@ func (r *runner) start(t *target) error {
 	r.procs = append(r.procs, p)
 	r.mu.Unlock()
 	t.proc = p
-	if err := harness.WaitListening(t.port, 15*time.Second); err != nil {
+	if err := p.WaitListening(t.port, 15*time.Second); err != nil {
 		return fmt.Errorf("%s: %w; its log:\n%.3000s", t.name, err, p.Logs())
 	}
 	return nil
@@ -201,19 +209,31 @@ func (r *runner) count(res harness.LoadResult) {
 // each repetition, then the paced and memory modes.
 func (r *runner) run() (*results.Results, error) {
 	res := &results.Results{Header: header(r.cfg)}
-	for _, t := range r.targets {
+	for _, t := range slices.Clone(r.targets) {
 		if err := r.start(t); err != nil {
-			return nil, err
+			if !skippable(t) {
+				return nil, err
+			}
+			r.skip(t, reasonOf(t, err))
 		}
 	}
 	top := slices.Max(r.cfg.conc)
-	for _, t := range r.targets {
+	for _, t := range slices.Clone(r.targets) {
+		if !slices.Contains(r.targets, t) {
+			continue // skipped with its baseline
+		}
 		lr := harness.Load(r.client(top), t.request(), warmup, top)
+		if lr.Errors > 0 && skippable(t) {
+			// The warm-up's failures are the reason, not the run's errors.
+			r.skip(t, fmt.Sprintf("warm-up: %d of %d requests failed, the first: %s", lr.Errors, lr.Requests, lr.FirstError))
+			continue
+		}
 		r.count(lr)
 		if lr.Errors > 0 {
 			return nil, fmt.Errorf("%s: warm-up: %d errors, the first: %s; its log:\n%.3000s", t.name, lr.Errors, lr.FirstError, t.proc.Logs())
 		}
 	}
+	res.Header.Binaries = r.binaries()
 	for rep := 1; rep <= r.cfg.reps; rep++ {
 		for _, c := range r.cfg.conc {
 			for _, t := range r.targets {
@@ -255,6 +275,7 @@ func (r *runner) run() (*results.Results, error) {
 	res.Summary = summarize(res.Phases, r.targets, r.events)
 	res.Header.LoadAfter = loadavg()
 	res.Header.Validated, res.Header.Errors = r.validated, r.errors
+	res.Header.Skipped = r.skipped
 	return res, nil
 }
 
@@ -263,7 +284,7 @@ func (r *runner) run() (*results.Results, error) {
 func (r *runner) pacedMode(conc int) ([]results.Phase, error) {
 	var ts []*target
 	for _, t := range r.targets {
-		if t.name == "caddy-big" || t.name == "louter-big" {
+		if t.name == "caddy-big" || strings.TrimSuffix(t.name, beforeSuffix) == "louter-big" {
 			ts = append(ts, t)
 		}
 	}
@@ -312,7 +333,7 @@ func (r *runner) phase(t *target, conc, n, rep int, paced bool) (results.Phase, 
 	if paced {
 		mode = " paced"
 	}
-	fmt.Fprintf(os.Stderr, "rep %d c=%d%s %-22s %8.0f µs/req  p50 %6.2f ms  p99 %6.2f ms  ttfb %5.2f ms  rss %5.1f MiB  errors %d  (%.1fs)\n",
+	fmt.Fprintf(os.Stderr, "rep %d c=%d%s %-26s %8.0f µs/req  p50 %6.2f ms  p99 %6.2f ms  ttfb %5.2f ms  rss %5.1f MiB  errors %d  (%.1fs)\n",
 		rep, conc, mode, t.name, p.CPUPerReq, p.P50ms, p.P99ms, p.TTFBms, p.RSSMiB, p.Errors, p.WallSec)
 	if lr.Errors > 0 {
 		fmt.Fprintf(os.Stderr, "  first error: %s\n", lr.FirstError)
@@ -322,28 +343,39 @@ func (r *runner) phase(t *target, conc, n, rep int, paced bool) (results.Phase, 
 
 // checkObserved makes sure the observed target really traced and
 // counted: its spans reached the receiver and louter's counters are
-// served with Caddy's metrics.
+// served with Caddy's metrics. An older binary's twin (-before) may
+// predate those counters: its failure is a warning, not the run's end.
 func (r *runner) checkObserved() error {
 	for _, t := range r.targets {
 		if !t.observed {
 			continue
 		}
-		// The batch span processor exports every 200 ms (TracingEnv).
-		for i := 0; i < 100 && r.sink.Spans() == 0; i++ {
-			time.Sleep(50 * time.Millisecond)
+		if err := r.checkObservedOne(t); err != nil && skippable(t) {
+			fmt.Fprintf(os.Stderr, "loadbench: warning: %v\n", err)
+		} else if err != nil {
+			return err
 		}
-		if r.sink.Spans() == 0 {
-			return fmt.Errorf("%s: the OTLP receiver got no spans; its log:\n%.3000s", t.name, t.proc.Logs())
-		}
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", t.metricsPort))
-		if err != nil {
-			return fmt.Errorf("%s: metrics: %w", t.name, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if strings.HasPrefix(t.site, "louter") && !strings.Contains(string(body), "louter_requests_total{") {
-			return fmt.Errorf("%s: its metrics lack louter_requests_total:\n%.2000s", t.name, body)
-		}
+	}
+	return nil
+}
+
+// checkObservedOne checks one observed target.
+func (r *runner) checkObservedOne(t *target) error {
+	// The batch span processor exports every 200 ms (TracingEnv).
+	for i := 0; i < 100 && r.sink.Spans() == 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r.sink.Spans() == 0 {
+		return fmt.Errorf("%s: the OTLP receiver got no spans; its log:\n%.3000s", t.name, t.proc.Logs())
+	}
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", t.metricsPort))
+	if err != nil {
+		return fmt.Errorf("%s: metrics: %w", t.name, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if isLouter(t) && !strings.Contains(string(body), "louter_requests_total{") {
+		return fmt.Errorf("%s: its metrics lack louter_requests_total:\n%.2000s", t.name, body)
 	}
 	return nil
 }

@@ -67,14 +67,12 @@ func summarize(phases []results.Phase, ts []*target, events int) []results.Summa
 			s.Errors += p.Errors
 		}
 		if base, ok := byKey[key{s.Baseline, k.conc, k.paced}]; ok && s.Baseline != "" {
-			for _, p := range ps {
-				for _, b := range base {
-					if b.Rep == p.Rep && b.CPUPerReq > 0 {
-						s.Ratios = append(s.Ratios, p.CPUPerReq/b.CPUPerReq)
-					}
-				}
-			}
+			s.Ratios = pairedRatios(ps, base)
 			s.Ratio = median(s.Ratios)
+		}
+		if prev, ok := byKey[key{k.target + beforeSuffix, k.conc, k.paced}]; ok {
+			s.Changes = pairedRatios(ps, prev)
+			s.Change = median(s.Changes)
 		}
 		out = append(out, s)
 		sums[k] = len(out) - 1
@@ -85,6 +83,21 @@ func summarize(phases []results.Phase, ts []*target, events int) []results.Summa
 		if b, ok := sums[key{s.Baseline, s.Conc, s.Paced}]; ok && s.Baseline != "" {
 			s.AddedTTFB = s.TTFBms - out[b].TTFBms
 			s.AddedP99 = s.P99ms - out[b].P99ms
+		}
+	}
+	return out
+}
+
+// pairedRatios are the CPU per request of each phase of ps over that of
+// the phase of ref in the same repetition: targets that ran side by side
+// saw the same machine, so the ratio cancels its drift.
+func pairedRatios(ps, ref []results.Phase) []float64 {
+	var out []float64
+	for _, p := range ps {
+		for _, b := range ref {
+			if b.Rep == p.Rep && b.CPUPerReq > 0 {
+				out = append(out, p.CPUPerReq/b.CPUPerReq)
+			}
 		}
 	}
 	return out

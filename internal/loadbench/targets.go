@@ -28,6 +28,9 @@ type target struct {
 	site     string           // the site block's handler directives
 	observed bool             // Caddy's tracing and metrics enabled
 	reverse  bool             // the reverse check, run with -reverse
+	// bin is the Caddy binary the target runs from: "" for the run's
+	// own, the -before binary for a "@before" twin (compare.go).
+	bin string
 
 	proc        *harness.Process
 	port        int

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -109,6 +110,31 @@ func (p *Process) Logs() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.logs.String()
+}
+
+// WaitListening waits up to timeout for the process to accept
+// connections on a loopback port. It gives up at once when the process
+// exits first (a config Caddy rejects), with the last line of its output.
+func (p *Process) WaitListening(port int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := WaitListening(port, 100*time.Millisecond)
+		if err == nil {
+			return nil
+		}
+		if procExited(p.Pid()) {
+			return fmt.Errorf("caddy exited before it listened on port %d: %s", port, lastLine(p.Logs()))
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+	}
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }
 
 // CPU is the CPU time (user and system, all threads) the process has

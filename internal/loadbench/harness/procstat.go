@@ -39,6 +39,18 @@ func ProcCPU(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
+// procExited reports whether process pid, a child of this one, has
+// exited: /proc shows it a zombie (state Z) until it is waited for, or
+// no longer at all.
+func procExited(pid int) bool {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(raw, ')')
+	return i >= 0 && i+2 < len(raw) && (raw[i+2] == 'Z' || raw[i+2] == 'X')
+}
+
 // ProcRSS is the resident set size of process pid in bytes, from
 // /proc/<pid>/statm (its second field, in pages).
 func ProcRSS(pid int) (int64, error) {

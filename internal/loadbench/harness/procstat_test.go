@@ -2,7 +2,9 @@ package harness
 
 import (
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestProcStat reads this process's CPU and RSS: the fields must parse
@@ -28,5 +30,27 @@ func TestProcStat(t *testing.T) {
 	}
 	if _, err := ProcCPU(-1); err == nil {
 		t.Error("ProcCPU of no process: no error")
+	}
+}
+
+// TestWaitListeningExited checks a process that exits before it listens
+// ends the wait at once, with its last line of output.
+func TestWaitListeningExited(t *testing.T) {
+	p, err := Start("/bin/sh", t.TempDir(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ports, err := FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = p.WaitListening(ports[0], 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "exited before it listened") {
+		t.Errorf("error %v, want one saying the process exited", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the wait took %v after the process exited", d)
 	}
 }

@@ -45,6 +45,42 @@ type Header struct {
 	// and the memory mode included.
 	Validated int `json:"validated"`
 	Errors    int `json:"errors"`
+	// Binaries are the Caddy binaries the run's targets ran from: the
+	// current one (-caddy, or cmd/caddy built for the run) and, with
+	// -before, the older one.
+	Binaries []Binary `json:"binaries,omitempty"`
+	// Skipped are the targets that could not run, with the reason: an
+	// older binary (-before) that rejects a target's config is reported
+	// here rather than aborting the run.
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Binary is a Caddy binary and what the run could learn of its build.
+type Binary struct {
+	// Role is "current" or "before"; the targets that ran from the
+	// older binary have names ending in "@before".
+	Role string `json:"role"`
+	Path string `json:"path"`
+	// SHA256 is the first 12 hex digits of the file's hash: it tells two
+	// builds apart when they carry no VCS revision.
+	SHA256 string `json:"sha256,omitempty"`
+	// Version is `caddy version`'s first word (Caddy's own version).
+	Version string `json:"caddy_version,omitempty"`
+	// From `caddy build-info`: louter's module version ("(devel)" for a
+	// build of the checkout), the VCS revision, whether the checkout had
+	// uncommitted changes, and the Go release.
+	Louter   string `json:"louter_version,omitempty"`
+	Revision string `json:"vcs_revision,omitempty"`
+	Modified bool   `json:"vcs_modified,omitempty"`
+	Go       string `json:"go,omitempty"`
+	// Targets are the names of the targets that ran from this binary.
+	Targets []string `json:"targets"`
+}
+
+// Skipped is a target the run left out, and why.
+type Skipped struct {
+	Target string `json:"target"`
+	Reason string `json:"reason"`
 }
 
 // Phase is one load against one target.
@@ -78,8 +114,13 @@ type Summary struct {
 	CPUPerEvent float64 `json:"cpu_us_per_event"`
 	// Ratios are this target's CPU over its baseline's, paired per
 	// repetition; Ratio is their median.
-	Ratios    []float64 `json:"ratios,omitempty"`
-	Ratio     float64   `json:"ratio,omitempty"`
+	Ratios []float64 `json:"ratios,omitempty"`
+	Ratio  float64   `json:"ratio,omitempty"`
+	// With -before, a current target's row has its CPU over the same
+	// target's from the older binary ("<target>@before"), paired per
+	// repetition, and their median: 0.9 is 10 % less CPU than before.
+	Changes   []float64 `json:"changes_to_before,omitempty"`
+	Change    float64   `json:"change_to_before,omitempty"`
 	RSSMiB    float64   `json:"rss_mib"`
 	P50ms     float64   `json:"p50_ms"`
 	P99ms     float64   `json:"p99_ms"`
@@ -129,8 +170,14 @@ type Replay struct {
 	// The RSS is the highest seen after the session's phases.
 	CaddyRSSMiB  float64 `json:"caddy_rss_mib"`
 	LouterRSSMiB float64 `json:"louter_rss_mib"`
-	Samples      int     `json:"samples"` // louter's turns measured
-	Errors       int     `json:"errors"`  // of the session's phases, both targets
+	// With -before, the same of louter from the older binary, measured
+	// in the same repetitions (0 when it did not run).
+	BeforeTTFBms     float64 `json:"before_ttfb_ms,omitempty"`
+	BeforeP99ms      float64 `json:"before_p99_ms,omitempty"`
+	BeforeCPUPerTurn float64 `json:"before_cpu_us_per_turn,omitempty"`
+	BeforeRSSMiB     float64 `json:"before_rss_mib,omitempty"`
+	Samples          int     `json:"samples"` // louter's turns measured
+	Errors           int     `json:"errors"`  // of the session's phases, every target
 }
 
 // Write writes r to path as indented JSON.
