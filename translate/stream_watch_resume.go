@@ -20,6 +20,7 @@ const maxWatchPrefix = 1024
 type watchResume struct {
 	prefix []byte   // the event up to and including the comma before "choices"; empty: none
 	top    watchTop // what the members in prefix gave
+	swap   watchSwap
 }
 
 // start returns the members reader for data, resumed after the prefix
@@ -57,4 +58,54 @@ func (r *watchResume) record(data []byte, at int, m *jsonMembers, t *watchTop) {
 	}
 	r.prefix = append(r.prefix[:0], data[:i+1]...)
 	r.top = *t
+}
+
+// watchSwap lets a StreamWatch judge an event that differs from the last
+// one only in the value of its one choice's "delta" without scanning the
+// rest again. Past its first members, an OpenAI Chat chunk repeats the
+// bytes around the delta too ("choices":[{"index":0,"delta": before it,
+// "logprobs":null,"finish_reason":null}]} after it); only the delta (the
+// text or the arguments' next fragment) changes. The scan never reads a
+// delta, it only validates it (jsonSkipValue), and it reads the bytes
+// before the delta to the same state whatever follows them; so an event
+// that is the last one's bytes before the delta, then a value
+// jsonSkipValue accepts and that ends exactly where the last one's bytes
+// after the delta begin, scans to what the last one gave. Any other event
+// (a second choice, a finish reason, the usage chunk, a value that ends
+// early or late) is scanned in full, and becomes the template when it
+// qualifies. Events whose outcome holds offsets (a type, usage or
+// sequence number span) or ends the stream (an error) are not kept, and
+// neither are heads or tails past maxWatchPrefix, so memory stays flat.
+type watchSwap struct {
+	head  []byte   // the last event up to its delta's value
+	tail  []byte   // the last event after its delta's value
+	whole watchTop // what the last event gave
+}
+
+// swapped reports whether data is the kept event with another delta, and
+// then sets t to what that event gave.
+func (s *watchSwap) swapped(data []byte, t *watchTop) bool {
+	h, tl := len(s.head), len(s.tail)
+	if h == 0 || len(data) <= h+tl || string(data[:h]) != string(s.head) || string(data[len(data)-tl:]) != string(s.tail) {
+		return false
+	}
+	if end, ok := jsonSkipValue(data, h); !ok || end != len(data)-tl {
+		return false
+	}
+	*t = s.whole
+	return true
+}
+
+// keep makes data, whose scan succeeded and gave t, the template when its
+// one choice had a delta, at data[delta.start:delta.end]; otherwise it
+// drops the template.
+func (s *watchSwap) keep(data []byte, delta jsonSpan, t *watchTop) {
+	if delta.end == 0 || t.typ.kind != jsonAbsent || t.usage.kind != jsonAbsent || t.seq.kind != jsonAbsent || t.err ||
+		delta.start > maxWatchPrefix || len(data)-delta.end > maxWatchPrefix {
+		s.head = s.head[:0]
+		return
+	}
+	s.head = append(s.head[:0], data[:delta.start]...)
+	s.tail = append(s.tail[:0], data[delta.end:]...)
+	s.whole = *t
 }
