@@ -77,16 +77,19 @@ func (r *watchResume) record(data []byte, at int, m *jsonMembers, t *watchTop) {
 // sequence number span) or ends the stream (an error) are not kept, and
 // neither are heads or tails past maxWatchPrefix, so memory stays flat.
 type watchSwap struct {
-	head  []byte   // the last event up to its delta's value
-	tail  []byte   // the last event after its delta's value
+	// kept is the last event without its delta's value: its bytes up to
+	// the value (kept[:head]) and after it (kept[head:]). One buffer, so
+	// that a stream allocates once for it.
+	kept  []byte
+	head  int      // 0: no template
 	whole watchTop // what the last event gave
 }
 
 // swapped reports whether data is the kept event with another delta, and
 // then sets t to what that event gave.
 func (s *watchSwap) swapped(data []byte, t *watchTop) bool {
-	h, tl := len(s.head), len(s.tail)
-	if h == 0 || len(data) <= h+tl || string(data[:h]) != string(s.head) || string(data[len(data)-tl:]) != string(s.tail) {
+	h, tl := s.head, len(s.kept)-s.head
+	if h == 0 || len(data) <= h+tl || string(data[:h]) != string(s.kept[:h]) || string(data[len(data)-tl:]) != string(s.kept[h:]) {
 		return false
 	}
 	if end, ok := jsonSkipValue(data, h); !ok || end != len(data)-tl {
@@ -102,10 +105,10 @@ func (s *watchSwap) swapped(data []byte, t *watchTop) bool {
 func (s *watchSwap) keep(data []byte, delta jsonSpan, t *watchTop) {
 	if delta.end == 0 || t.typ.kind != jsonAbsent || t.usage.kind != jsonAbsent || t.seq.kind != jsonAbsent || t.err ||
 		delta.start > maxWatchPrefix || len(data)-delta.end > maxWatchPrefix {
-		s.head = s.head[:0]
+		s.head = 0
 		return
 	}
-	s.head = append(s.head[:0], data[:delta.start]...)
-	s.tail = append(s.tail[:0], data[delta.end:]...)
+	s.kept = append(append(s.kept[:0], data[:delta.start]...), data[delta.end:]...)
+	s.head = delta.start
 	s.whole = *t
 }

@@ -50,7 +50,7 @@ func TestStreamWatchSwap(t *testing.T) {
 	first := swapChunk(`{"content":"a"}`, "null")
 	for _, c := range swapNext {
 		w := &oaiStreamWatch{}
-		if w.Check("", []byte(first)) != WatchContinue || len(w.resume.swap.head) == 0 {
+		if w.Check("", []byte(first)) != WatchContinue || w.resume.swap.head == 0 {
 			t.Fatal("the first chunk was not kept as the template")
 		}
 		var top watchTop
@@ -77,7 +77,7 @@ func TestStreamWatchSwapNotKept(t *testing.T) {
 		if v := w.Check("", []byte(ev)); v != WatchContinue {
 			t.Fatalf("%.80s: verdict %d", ev, v)
 		}
-		if len(w.resume.swap.head) != 0 {
+		if w.resume.swap.head != 0 {
 			t.Errorf("%.80s: kept as the template", ev)
 		}
 	}
