@@ -73,9 +73,10 @@ func (r *watchResume) record(data []byte, at int, m *jsonMembers, t *watchTop) {
 // after the delta begin, scans to what the last one gave. Any other event
 // (a second choice, a finish reason, the usage chunk, a value that ends
 // early or late) is scanned in full, and becomes the template when it
-// qualifies. Events whose outcome holds offsets (a type, usage or
-// sequence number span) or ends the stream (an error) are not kept, and
-// neither are heads or tails past maxWatchPrefix, so memory stays flat.
+// qualifies. Events whose outcome holds offsets that are read (a type,
+// usage object or sequence number span) or ends the stream (an error) are
+// not kept, and neither are heads or tails past maxWatchPrefix, so memory
+// stays flat.
 type watchSwap struct {
 	// kept is the last event without its delta's value: its bytes up to
 	// the value (kept[:head]) and after it (kept[head:]). One buffer, so
@@ -103,7 +104,7 @@ func (s *watchSwap) swapped(data []byte, t *watchTop) bool {
 // one choice had a delta, at data[delta.start:delta.end]; otherwise it
 // drops the template.
 func (s *watchSwap) keep(data []byte, delta jsonSpan, t *watchTop) {
-	if delta.end == 0 || t.typ.kind != jsonAbsent || t.usage.kind != jsonAbsent || t.seq.kind != jsonAbsent || t.err ||
+	if delta.end == 0 || t.typ.kind != jsonAbsent || t.usage.kind == jsonObject || t.seq.kind != jsonAbsent || t.err ||
 		delta.start > maxWatchPrefix || len(data)-delta.end > maxWatchPrefix {
 		s.head = 0
 		return
@@ -111,4 +112,8 @@ func (s *watchSwap) keep(data []byte, delta jsonSpan, t *watchTop) {
 	s.kept = append(append(s.kept[:0], data[:delta.start]...), data[delta.end:]...)
 	s.head = delta.start
 	s.whole = *t
+	// A chunk of a stream asked for its usage carries "usage":null until
+	// the last: kept, as its kind alone (only an object's bytes are
+	// read), since its offsets move with the delta's length.
+	s.whole.usage = jsonSpan{kind: t.usage.kind}
 }

@@ -43,6 +43,35 @@ var swapNext = []struct {
 	{`{"id":"c","object":"chat.completion.chunk","created":17,"model":"m","choices":[{"index":0,"delta":,"logprobs":null,"finish_reason":null}]}`, false},
 }
 
+// swapUsageNull is a chunk of a stream asked for its usage
+// (stream_options.include_usage): "usage":null until the last chunk.
+func swapUsageNull(delta string) string {
+	return watchResumeHead + `"choices":[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":null}],"usage":null}`
+}
+
+// TestStreamWatchSwapUsageNull: chunks with "usage":null are kept and
+// swapped; the usage chunk after them is read.
+func TestStreamWatchSwapUsageNull(t *testing.T) {
+	first := swapUsageNull(`{"content":"a"}`)
+	next := swapUsageNull(`{"content":"a longer text than the first"}`)
+	w := &oaiStreamWatch{}
+	w.Check("", []byte(first))
+	var top watchTop
+	if !w.resume.swap.swapped([]byte(next), &top) || top.usage.kind != jsonNull {
+		t.Fatalf("not swapped, or usage kind %d", top.usage.kind)
+	}
+	last := watchResumeHead + `"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":2}}`
+	watchVerdicts(t, []string{first, next, next, last})
+	for _, ev := range []string{next, next, last} {
+		if w.Check("", []byte(ev)) != WatchContinue {
+			t.Fatalf("%s: not continued", ev)
+		}
+	}
+	if u, ok := w.Usage(); !ok || u.InputTokens != 3 || u.OutputTokens != 2 {
+		t.Fatalf("usage %+v %v, want 3 and 2", u, ok)
+	}
+}
+
 // TestStreamWatchSwap holds the swap to the full scan: each event, judged
 // after the template, gets what a fresh watch gives it; and the swap is
 // taken exactly where it may be.
@@ -67,6 +96,7 @@ func TestStreamWatchSwapNotKept(t *testing.T) {
 	big := `{"id":"` + string(bytes.Repeat([]byte("x"), maxWatchPrefix)) + `","choices":[{"index":0,"delta":{},"finish_reason":null}]}`
 	for _, ev := range []string{
 		watchResumeHead + `"choices":[{"index":0,"delta":{},"finish_reason":null}],"usage":{"prompt_tokens":3}}`,
+		watchResumeHead + `"choices":[{"index":0,"delta":{},"finish_reason":null}],"usage":{}}`,
 		watchResumeHead + `"choices":[{"index":0,"delta":{},"finish_reason":null},{"index":1,"delta":{}}]}`,
 		watchResumeHead + `"choices":[{"index":0,"finish_reason":null}]}`,
 		`{"type":"x","choices":[{"index":0,"delta":{},"finish_reason":null}]}`,
