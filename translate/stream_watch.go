@@ -287,7 +287,7 @@ func (t *watchTop) scanChoices(data []byte, i int, delta *jsonSpan) (int, bool) 
 				start := m.i
 				m.i, ok = jsonSkipValue(data, m.i)
 				if a.n == 1 {
-					*delta = jsonSpan{start: start, end: m.i, kind: jsonObject}
+					*delta = jsonSpan{start: start, end: m.i}
 				}
 			case "finish_reason", "finishReason":
 				var sp jsonSpan
