@@ -536,9 +536,13 @@ func readBodyUpTo(r *http.Request, limit int64, what string) ([]byte, *translate
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return nil, translate.NewError(http.StatusUnsupportedMediaType, fmt.Sprintf("louter: compressed request bodies (Content-Encoding: %s) are not supported", ce))
 	}
-	tooLarge := translate.NewError(http.StatusRequestEntityTooLarge, fmt.Sprintf("louter: the %s exceeds %d bytes", what, limit))
+	// Made only when needed: formatting it costs an allocation or two on
+	// every request.
+	tooLarge := func() *translate.Error {
+		return translate.NewError(http.StatusRequestEntityTooLarge, fmt.Sprintf("louter: the %s exceeds %d bytes", what, limit))
+	}
 	if r.ContentLength > limit {
-		return nil, tooLarge
+		return nil, tooLarge()
 	}
 	if r.Body == nil {
 		return nil, nil
@@ -550,12 +554,12 @@ func readBodyUpTo(r *http.Request, limit int64, what string) ([]byte, *translate
 	body, err := readAll(io.LimitReader(r.Body, limit+1), hint)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, tooLarge // request_body's max_size
+			return nil, tooLarge() // request_body's max_size
 		}
 		return nil, bodyReadError(err)
 	}
 	if int64(len(body)) > limit {
-		return nil, tooLarge
+		return nil, tooLarge()
 	}
 	return body, nil
 }

@@ -201,6 +201,10 @@ type watchTop struct {
 // r lets the scan skip the bytes an earlier event began with, and keeps
 // this one's for the next (stream_watch_resume.go).
 func (t *watchTop) scan(data []byte, r *watchResume) bool {
+	if r.swap.swapped(data, t) {
+		return true
+	}
+	var delta jsonSpan // the delta of the one choice, for r.swap
 	m, resumed, ok := r.start(data, t)
 	if !ok {
 		return false
@@ -219,7 +223,7 @@ func (t *watchTop) scan(data []byte, r *watchResume) bool {
 				r.record(data, at, &m, t)
 			}
 			if m.peek() == jsonArray {
-				m.i, ok = t.scanChoices(data, m.i)
+				m.i, ok = t.scanChoices(data, m.i, &delta)
 			} else {
 				m.i, ok = jsonSkipValue(data, m.i)
 			}
@@ -243,16 +247,25 @@ func (t *watchTop) scan(data []byte, r *watchResume) bool {
 			return false
 		}
 	}
-	return !m.bad && jsonScanTail(data, m.i)
+	if m.bad || !jsonScanTail(data, m.i) {
+		return false
+	}
+	r.swap.keep(data, delta, t)
+	return true
 }
 
 // scanChoices validates the choices or candidates array at data[i] and
 // notes whether an element has a finish reason (a string that is not
-// empty).
-func (t *watchTop) scanChoices(data []byte, i int) (int, bool) {
+// empty). delta is set to the span of the "delta" value when the array
+// has one element (watchSwap), and cleared otherwise.
+func (t *watchTop) scanChoices(data []byte, i int, delta *jsonSpan) (int, bool) {
 	a := jsonOpenArray(data, i)
 	t.noChoices = true
+	*delta = jsonSpan{}
 	for a.next() {
+		if !t.noChoices {
+			*delta = jsonSpan{} // a second choice: no template
+		}
 		t.noChoices = false
 		if a.peek() != jsonObject {
 			j, ok := jsonSkipValue(data, a.i)
@@ -270,6 +283,12 @@ func (t *watchTop) scanChoices(data []byte, i int) (int, bool) {
 			}
 			ok := true
 			switch string(name) {
+			case "delta":
+				start := m.i
+				m.i, ok = jsonSkipValue(data, m.i)
+				if a.n == 1 {
+					*delta = jsonSpan{start: start, end: m.i}
+				}
 			case "finish_reason", "finishReason":
 				var sp jsonSpan
 				sp, ok = m.value()

@@ -20,6 +20,7 @@ const maxWatchPrefix = 1024
 type watchResume struct {
 	prefix []byte   // the event up to and including the comma before "choices"; empty: none
 	top    watchTop // what the members in prefix gave
+	swap   watchSwap
 }
 
 // start returns the members reader for data, resumed after the prefix
@@ -57,4 +58,62 @@ func (r *watchResume) record(data []byte, at int, m *jsonMembers, t *watchTop) {
 	}
 	r.prefix = append(r.prefix[:0], data[:i+1]...)
 	r.top = *t
+}
+
+// watchSwap lets a StreamWatch judge an event that differs from the last
+// one only in the value of its one choice's "delta" without scanning the
+// rest again. Past its first members, an OpenAI Chat chunk repeats the
+// bytes around the delta too ("choices":[{"index":0,"delta": before it,
+// "logprobs":null,"finish_reason":null}]} after it); only the delta (the
+// text or the arguments' next fragment) changes. The scan never reads a
+// delta, it only validates it (jsonSkipValue), and it reads the bytes
+// before the delta to the same state whatever follows them; so an event
+// that is the last one's bytes before the delta, then a value
+// jsonSkipValue accepts and that ends exactly where the last one's bytes
+// after the delta begin, scans to what the last one gave. Any other event
+// (a second choice, a finish reason, the usage chunk, a value that ends
+// early or late) is scanned in full, and becomes the template when it
+// qualifies. Events whose outcome holds offsets that are read (a type,
+// usage object or sequence number span) or ends the stream (an error) are
+// not kept, and neither are heads or tails past maxWatchPrefix, so memory
+// stays flat.
+type watchSwap struct {
+	// kept is the last event without its delta's value: its bytes up to
+	// the value (kept[:head]) and after it (kept[head:]). One buffer, so
+	// that a stream allocates once for it.
+	kept  []byte
+	head  int      // 0: no template
+	whole watchTop // what the last event gave
+}
+
+// swapped reports whether data is the kept event with another delta, and
+// then sets t to what that event gave.
+func (s *watchSwap) swapped(data []byte, t *watchTop) bool {
+	h, tl := s.head, len(s.kept)-s.head
+	if h == 0 || len(data) <= h+tl || string(data[:h]) != string(s.kept[:h]) || string(data[len(data)-tl:]) != string(s.kept[h:]) {
+		return false
+	}
+	if end, ok := jsonSkipValue(data, h); !ok || end != len(data)-tl {
+		return false
+	}
+	*t = s.whole
+	return true
+}
+
+// keep makes data, whose scan succeeded and gave t, the template when its
+// one choice had a delta, at data[delta.start:delta.end]; otherwise it
+// drops the template.
+func (s *watchSwap) keep(data []byte, delta jsonSpan, t *watchTop) {
+	if delta.end == 0 || t.typ.kind != jsonAbsent || t.usage.kind == jsonObject || t.seq.kind != jsonAbsent || t.err ||
+		delta.start > maxWatchPrefix || len(data)-delta.end > maxWatchPrefix {
+		s.head = 0
+		return
+	}
+	s.kept = append(append(s.kept[:0], data[:delta.start]...), data[delta.end:]...)
+	s.head = delta.start
+	s.whole = *t
+	// A chunk of a stream asked for its usage carries "usage":null until
+	// the last: kept, as its kind alone (only an object's bytes are
+	// read), since its offsets move with the delta's length.
+	s.whole.usage = jsonSpan{kind: t.usage.kind}
 }

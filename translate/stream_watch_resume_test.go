@@ -70,6 +70,9 @@ func FuzzStreamWatchResume(f *testing.F) {
 	for _, tail := range watchResumeTails {
 		f.Add([]byte(watchResumeHead+watchResumeTails[0]), []byte(watchResumeHead+tail))
 	}
+	for _, c := range swapNext {
+		f.Add([]byte(swapChunk(`{"content":"a"}`, "null")), []byte(c.event))
+	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		watchVerdicts(t, []string{string(a), string(b)})
 	})
