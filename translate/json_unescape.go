@@ -126,9 +126,10 @@ func jsonUnescapeFrom(data []byte, i int, dst []byte, t jsonText, seen uint64) (
 				out = slices.Grow(out[:w], 8)
 				out = out[:cap(out)]
 			}
-			v := binary.LittleEndian.Uint64(data[i:])
+			word, to := data[i:i+8], out[w:w+8]
+			v := binary.LittleEndian.Uint64(word)
 			seen |= v
-			binary.LittleEndian.PutUint64(out[w:], v)
+			binary.LittleEndian.PutUint64(to, v)
 			if m := jsonwire.SpecialBytes(v); m != 0 {
 				n := bits.TrailingZeros64(m) / 8
 				i += n
