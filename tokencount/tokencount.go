@@ -69,7 +69,7 @@ func sampledEstimate(s string) int {
 	if len(s) <= sampleWindows*sampleWindow {
 		return EstimateText(s)
 	}
-	var f [nFeatures]float64
+	var c counts
 	read := 0
 	step := (len(s) - sampleWindow) / (sampleWindows - 1)
 	for i := range sampleWindows {
@@ -82,13 +82,10 @@ func sampledEstimate(s string) int {
 		// read after the character before it, so that the piece is not
 		// taken for a word of its own, which would overcount by about a
 		// token a window.
-		w := featuresAfter(classBefore(s[:a]), s[a:b])
-		for k := range f {
-			f[k] += w[k]
-		}
+		c.add(classBefore(s[:a]), s[a:b])
 		read += b - a
 	}
-	return tokensOf(f, float64(len(s))/float64(read))
+	return tokensOf(&c, float64(len(s))/float64(read))
 }
 
 // cutRune moves i back to the start of the UTF-8 character it falls in.

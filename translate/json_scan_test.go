@@ -252,9 +252,10 @@ func TestJSONScanStringHigh(t *testing.T) {
 }
 
 // FuzzJSONScanUnescape holds the one-pass scan and unescape to the scanner
-// and jsonUnescapePaired run one after the other.
+// and jsonUnescapePaired run one after the other, and to its former
+// implementation (refJSONScanUnescape).
 func FuzzJSONScanUnescape(f *testing.F) {
-	for _, s := range []string{`"plain"`, `"a\nb\"c\\d\/e\u00e9\ud83d\ude00f"`, `"x\ud800\u0041"`, `"x\ud800"`, `"bad\u12"`, "\"ctl\x01\"", `"end\`, `"\ud800\u`, "\"é\xff\""} {
+	for _, s := range []string{`"plain"`, `"a\nb\"c\\d\/e\u00e9\ud83d\ude00f"`, `"x\ud800\u0041"`, `"x\ud800"`, `"bad\u12"`, "\"ctl\x01\"", `"end\`, `"\ud800\u`, "\"é\xff\"", `"0123456\n\t\\\"\/\b\f\r89abcdef\udc00\ud800 tail`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -263,6 +264,10 @@ func FuzzJSONScanUnescape(f *testing.F) {
 		}
 		end, esc, high, ok := jsonScanString(data, 1)
 		got, dst, gotOK := jsonScanUnescape(data, 1, nil)
+		ref, refDst, refOK := refJSONScanUnescape(data, 1, nil)
+		if got != ref || gotOK != refOK || gotOK && string(dst) != string(refDst) {
+			t.Fatalf("%q: %+v %v %q, reference %+v %v %q", data, got, gotOK, dst, ref, refOK, refDst)
+		}
 		if ok != gotOK {
 			t.Fatalf("%q: ok %v, scanner %v", data, gotOK, ok)
 		}
