@@ -97,25 +97,7 @@ func TestBodyReadError(t *testing.T) {
 // it, and a passthrough stream loses its declared length (the watcher may
 // add an error event).
 func TestKeepaliveAtEventBoundary(t *testing.T) {
-	rec := newFlushRecorder()
-	rw := newResponseWriter(rec)
-	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
-	rw.client, rw.backend, rw.logger = anth, &Backend{name: "anth", codec: anth}, zap.NewNop()
-	rw.passthrough, rw.wantStream, rw.clientReq = true, true, &translate.Request{Stream: true}
-	l := &Louter{KeepaliveInterval: caddy.Duration(time.Hour), StreamIdleTimeout: -1, FirstByteTimeout: -1}
-	_, timers := l.startStreamTimers(rw, newRequest("POST", "/v1/messages", "{}"))
-	if timers == nil {
-		t.Fatal("no timers")
-	}
-	defer timers.stop()
-	// The test fires by hand: the real timer is swapped for one that does
-	// nothing, or the Reset of a due keep-alive (its deadline passed)
-	// would also fire it on the timer's goroutine, at any point of the
-	// writes below.
-	rw.mu.Lock()
-	timers.timer.Stop()
-	timers.timer = time.AfterFunc(time.Hour, func() {})
-	rw.mu.Unlock()
+	rec, rw, timers := handFiredTimers(t)
 	due := func() { // as if an interval had passed without a write
 		rw.mu.Lock()
 		timers.lastClient = -time.Hour - time.Second // an interval before the clock's start
@@ -180,18 +162,7 @@ func TestStreamTimersNextDeadline(t *testing.T) {
 // with that of the firing that sent it, so one keep-alive is not followed
 // by another at the next firing.
 func TestStreamTimersStampClientWrites(t *testing.T) {
-	rec := newFlushRecorder()
-	rw := newResponseWriter(rec)
-	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
-	rw.client, rw.backend, rw.logger = anth, &Backend{name: "anth", codec: anth}, zap.NewNop()
-	rw.passthrough, rw.wantStream, rw.clientReq = true, true, &translate.Request{Stream: true}
-	l := &Louter{KeepaliveInterval: caddy.Duration(time.Hour), StreamIdleTimeout: -1, FirstByteTimeout: -1}
-	_, timers := l.startStreamTimers(rw, newRequest("POST", "/v1/messages", "{}"))
-	defer timers.stop()
-	rw.mu.Lock()
-	timers.timer.Stop()
-	timers.timer = time.AfterFunc(time.Hour, func() {}) // fired by hand below
-	rw.mu.Unlock()
+	rec, rw, timers := handFiredTimers(t)
 	rw.Header().Set("Content-Type", "text/event-stream")
 	rw.WriteHeader(200)
 	time.Sleep(time.Millisecond) // the write's reading is past the start
@@ -214,4 +185,28 @@ func TestStreamTimersStampClientWrites(t *testing.T) {
 	if n := strings.Count(rec.Body.String(), "event: ping"); n != 1 {
 		t.Fatalf("%d keep-alives, want 1:\n%s", n, rec.Body.String())
 	}
+}
+
+// handFiredTimers is the writer of an Anthropic passthrough stream with
+// keep-alives every hour and no other timer, which the test fires by
+// hand: the real timer is swapped for one that does nothing, or the Reset
+// of a due keep-alive (its deadline passed) would also fire it on the
+// timer's goroutine, at any point of the test's writes.
+func handFiredTimers(t *testing.T) (*flushRecorder, *responseWriter, *streamTimers) {
+	rec := newFlushRecorder()
+	rw := newResponseWriter(rec)
+	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
+	rw.client, rw.backend, rw.logger = anth, &Backend{name: "anth", codec: anth}, zap.NewNop()
+	rw.passthrough, rw.wantStream, rw.clientReq = true, true, &translate.Request{Stream: true}
+	l := &Louter{KeepaliveInterval: caddy.Duration(time.Hour), StreamIdleTimeout: -1, FirstByteTimeout: -1}
+	_, timers := l.startStreamTimers(rw, newRequest("POST", "/v1/messages", "{}"))
+	if timers == nil {
+		t.Fatal("no timers")
+	}
+	t.Cleanup(timers.stop)
+	rw.mu.Lock()
+	timers.timer.Stop()
+	timers.timer = time.AfterFunc(time.Hour, func() {})
+	rw.mu.Unlock()
+	return rec, rw, timers
 }
