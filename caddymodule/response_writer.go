@@ -210,7 +210,16 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	for m := rw.obs.of[iBackendWrite]; m != 0; m &= m - 1 { // onBackendWrite (attempt_hooks.go)
 		rw.obs.list[bits.TrailingZeros32(m)].onBackendWrite(rw, p)
 	}
-	defer rw.hookFirstContent()
+	n, err := rw.write(p)
+	rw.hookFirstContent()
+	return n, err
+}
+
+// write is Write with rw.mu held and the observers told. It is apart so
+// that Write's one defer is open-coded: with write's many returns, each
+// of its defers would cost a trip through the runtime on every write of
+// a stream.
+func (rw *responseWriter) write(p []byte) (int, error) {
 	if rw.mode == modeUnset {
 		rw.writeHeader(http.StatusOK)
 	}
@@ -226,37 +235,45 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modePassSSE:
 		// The bytes pass as they are, but whole events at a time: the
 		// rest of a write waits for the next one.
-		out := rw.pass.Write(p)
-		defer rw.pass.Release() // out is written or copied by then: a waiting stream holds no buffer
-		if rw.hold.active {
-			return rw.holdWrite(p, out, rw.pass.Failure())
-		}
-		if len(out) > 0 {
-			rw.contentSent()
-			if _, err := rw.writeClient(out); err != nil {
-				return 0, err
-			}
-		}
-		if e := rw.pass.Failure(); e != nil {
-			rw.endPass(e) // a malformed event: the client stream ends here
-		}
+		n, err := rw.writePass(p, rw.pass.Write(p))
+		rw.pass.Release() // out is written or copied by then: a waiting stream holds no buffer
+		return n, err
 	case modePassError:
 		return rw.bufferPassError(p)
 	case modeStream:
 		out := rw.tc.Write(p)
-		defer stream.ReleaseOutput(rw.out) // as rw.pass above (stream/output_pool.go)
+		n, err := len(p), error(nil)
 		if rw.hold.active {
-			return rw.holdWrite(p, out, nil)
-		}
-		if len(out) > 0 {
-			if _, err := rw.writeClient(out); err != nil {
-				return 0, err
+			n, err = rw.holdWrite(p, out, nil)
+		} else if len(out) > 0 {
+			if _, err = rw.writeClient(out); err != nil {
+				n = 0
 			}
 		}
+		stream.ReleaseOutput(rw.out) // as rw.pass above (stream/output_pool.go)
+		return n, err
 	case modeStreamToJSON:
 		rw.tc.Write(p)
 	default:
 		rw.bufferBody(p)
+	}
+	return len(p), nil
+}
+
+// writePass writes out, the whole events of a passthrough stream that p
+// completed.
+func (rw *responseWriter) writePass(p, out []byte) (int, error) {
+	if rw.hold.active {
+		return rw.holdWrite(p, out, rw.pass.Failure())
+	}
+	if len(out) > 0 {
+		rw.contentSent()
+		if _, err := rw.writeClient(out); err != nil {
+			return 0, err
+		}
+	}
+	if e := rw.pass.Failure(); e != nil {
+		rw.endPass(e) // a malformed event: the client stream ends here
 	}
 	return len(p), nil
 }

@@ -52,12 +52,28 @@ type streamTimers struct {
 	firstByte time.Duration
 	timer     *time.Timer
 
+	// start is when the timers were armed. The other instants are
+	// offsets from it, read off the monotonic clock alone (time.Since):
+	// they are taken on every write, and a full time.Now, which reads the
+	// wall clock too, costs twice as much.
+	start time.Time
+
 	// Guarded by rw.mu.
-	start       time.Time
-	lastBackend time.Time // the status or a body write arrived
-	lastClient  time.Time // bytes went to the client
-	stopped     bool
+	lastBackend time.Duration // the status or a body write arrived
+	lastClient  time.Duration // bytes went to the client
+	// now is the latest reading of the clock under rw.mu: that of the
+	// backend write the writer is handling, or of the timer's firing. A
+	// client write is stamped with it rather than with a reading of its
+	// own: every client write that can be followed by a keep-alive
+	// happens under the same hold of rw.mu as that reading (in Write,
+	// after onBackendWrite; in fire), microseconds later; the others end
+	// the response (finish, abort), after which no keep-alive is sent.
+	now     time.Duration
+	stopped bool
 }
+
+// elapsed reads the monotonic clock: the time since start.
+func (t *streamTimers) elapsed() time.Duration { return time.Since(t.start) }
 
 // startStreamTimers arms the timers of a response, or returns nil when
 // all are off. It returns the request to hand to the upstream handler:
@@ -79,11 +95,10 @@ func (l *Louter) startStreamTimers(rw *responseWriter, r *http.Request) (*http.R
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	t.cancel = cancel
-	now := time.Now()
-	t.start, t.lastBackend, t.lastClient = now, now, now
+	t.start = time.Now() // the offsets are 0
 	rw.mu.Lock()
 	rw.addObserver(t, hookBackendHeader|hookBackendWrite|hookClientWrite)
-	d, _ := t.next(now) // before the status, one of the three applies
+	d, _ := t.next(0) // before the status, one of the three applies
 	t.timer = time.AfterFunc(d, t.fire)
 	rw.mu.Unlock()
 	return r.WithContext(ctx), t
@@ -107,16 +122,17 @@ func (t *streamTimers) fire() {
 	if t.stopped || rw.finished || rw.timeout != nil {
 		return
 	}
-	now := time.Now()
-	if rw.awaitingFirstByte() && t.firstByte > 0 && now.Sub(t.start) >= t.firstByte {
+	now := t.elapsed()
+	t.now = now // the keep-alive below is stamped with it
+	if rw.awaitingFirstByte() && t.firstByte > 0 && now >= t.firstByte {
 		t.expire(firstByteTimeoutError(t.firstByte))
 		return
 	}
-	if rw.mode != modeUnset && t.idle > 0 && now.Sub(t.lastBackend) >= t.idle {
+	if rw.mode != modeUnset && t.idle > 0 && now-t.lastBackend >= t.idle {
 		t.expire(idleTimeoutError(t.idle))
 		return
 	}
-	if t.interval > 0 && now.Sub(t.lastClient) >= t.interval && rw.keepaliveAllowed() {
+	if t.interval > 0 && now-t.lastClient >= t.interval && rw.keepaliveAllowed() {
 		if _, err := rw.writeClient(t.keepalive); err == nil {
 			_ = rw.flushLocked()
 		}
@@ -134,31 +150,31 @@ func (t *streamTimers) expire(err *translate.Error) {
 	t.cancel(timeoutCause{err.Message})
 }
 
-// next returns how long until the nearest deadline, from now; ok is false
-// when no deadline applies any more (only a first-byte limit was set, and
-// the response began).
-func (t *streamTimers) next(now time.Time) (d time.Duration, ok bool) {
-	var at time.Time
-	earliest := func(d time.Time) {
-		if at.IsZero() || d.Before(at) {
-			at = d
+// next returns how long until the nearest deadline, from now (an offset
+// from start); ok is false when no deadline applies any more (only a
+// first-byte limit was set, and the response began).
+func (t *streamTimers) next(now time.Duration) (d time.Duration, ok bool) {
+	var at time.Duration
+	earliest := func(d time.Duration) {
+		if !ok || d < at {
+			at, ok = d, true
 		}
 	}
 	if t.rw.awaitingFirstByte() && t.firstByte > 0 {
-		earliest(t.start.Add(t.firstByte))
+		earliest(t.firstByte)
 	}
 	if t.rw.mode != modeUnset && t.idle > 0 {
-		earliest(t.lastBackend.Add(t.idle))
+		earliest(t.lastBackend + t.idle)
 	}
 	if t.interval > 0 {
 		// Before the response is committed this only polls: the
 		// keep-alive is due interval after the last write to the client.
-		earliest(t.lastClient.Add(t.interval))
+		earliest(t.lastClient + t.interval)
 	}
-	if at.IsZero() {
+	if !ok {
 		return 0, false
 	}
-	return max(at.Sub(now), time.Millisecond), true
+	return max(at-now, time.Millisecond), true
 }
 
 // awaitingFirstByte reports whether first_byte_timeout still applies: the
@@ -170,11 +186,17 @@ func (rw *responseWriter) awaitingFirstByte() bool {
 
 // onBackendHeader and onBackendWrite note that the backend sent
 // something; rw.mu is held.
-func (t *streamTimers) onBackendHeader(*responseWriter, int)   { t.lastBackend = time.Now() }
-func (t *streamTimers) onBackendWrite(*responseWriter, []byte) { t.lastBackend = time.Now() }
+func (t *streamTimers) onBackendHeader(*responseWriter, int)   { t.backendNow() }
+func (t *streamTimers) onBackendWrite(*responseWriter, []byte) { t.backendNow() }
 
-// onClientWrite notes that the client is sent something; rw.mu is held.
-func (t *streamTimers) onClientWrite(*responseWriter) { t.lastClient = time.Now() }
+func (t *streamTimers) backendNow() {
+	t.now = t.elapsed()
+	t.lastBackend = t.now
+}
+
+// onClientWrite notes that the client is sent something, at the clock's
+// latest reading (see now); rw.mu is held.
+func (t *streamTimers) onClientWrite(*responseWriter) { t.lastClient = t.now }
 
 // firstByteTimeoutError is the answer when the backend sent no response
 // within first_byte_timeout. Nothing has reached the client yet, so this

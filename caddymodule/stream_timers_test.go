@@ -97,28 +97,10 @@ func TestBodyReadError(t *testing.T) {
 // it, and a passthrough stream loses its declared length (the watcher may
 // add an error event).
 func TestKeepaliveAtEventBoundary(t *testing.T) {
-	rec := newFlushRecorder()
-	rw := newResponseWriter(rec)
-	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
-	rw.client, rw.backend, rw.logger = anth, &Backend{name: "anth", codec: anth}, zap.NewNop()
-	rw.passthrough, rw.wantStream, rw.clientReq = true, true, &translate.Request{Stream: true}
-	l := &Louter{KeepaliveInterval: caddy.Duration(time.Hour), StreamIdleTimeout: -1, FirstByteTimeout: -1}
-	_, timers := l.startStreamTimers(rw, newRequest("POST", "/v1/messages", "{}"))
-	if timers == nil {
-		t.Fatal("no timers")
-	}
-	defer timers.stop()
-	// The test fires by hand: the real timer is swapped for one that does
-	// nothing, or the Reset of a due keep-alive (its deadline passed)
-	// would also fire it on the timer's goroutine, at any point of the
-	// writes below.
-	rw.mu.Lock()
-	timers.timer.Stop()
-	timers.timer = time.AfterFunc(time.Hour, func() {})
-	rw.mu.Unlock()
+	rec, rw, timers := handFiredTimers(t)
 	due := func() { // as if an interval had passed without a write
 		rw.mu.Lock()
-		timers.lastClient = time.Time{}
+		timers.lastClient = -time.Hour - time.Second // an interval before the clock's start
 		rw.mu.Unlock()
 		timers.fire()
 	}
@@ -149,7 +131,6 @@ func TestKeepaliveAtEventBoundary(t *testing.T) {
 // TestStreamTimersNextDeadline: once the response began, a first-byte
 // limit alone leaves the timer idle rather than polling.
 func TestStreamTimersNextDeadline(t *testing.T) {
-	now := time.Now()
 	rw := &responseWriter{mode: modeStream}
 	tests := []struct {
 		name                      string
@@ -167,11 +148,65 @@ func TestStreamTimersNextDeadline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rw.mode = tt.mode
-			st := &streamTimers{rw: rw, interval: tt.interval, idle: tt.idle, firstByte: tt.firstByte, start: now, lastBackend: now, lastClient: now}
-			d, ok := st.next(now)
+			st := &streamTimers{rw: rw, interval: tt.interval, idle: tt.idle, firstByte: tt.firstByte, start: time.Now()}
+			d, ok := st.next(0)
 			if d != tt.want || ok != tt.ok {
 				t.Fatalf("next = %v, %v; want %v, %v", d, ok, tt.want, tt.ok)
 			}
 		})
 	}
+}
+
+// TestStreamTimersStampClientWrites: a client write is stamped with the
+// clock's reading of the backend write it comes from, and a keep-alive
+// with that of the firing that sent it, so one keep-alive is not followed
+// by another at the next firing.
+func TestStreamTimersStampClientWrites(t *testing.T) {
+	rec, rw, timers := handFiredTimers(t)
+	rw.Header().Set("Content-Type", "text/event-stream")
+	rw.WriteHeader(200)
+	time.Sleep(time.Millisecond) // the write's reading is past the start
+	if _, err := rw.Write([]byte("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n")); err != nil {
+		t.Fatal(err)
+	}
+	rw.mu.Lock()
+	if timers.lastClient <= 0 || timers.lastClient != timers.lastBackend {
+		t.Fatalf("client write stamped %v, backend write %v: want the same reading", timers.lastClient, timers.lastBackend)
+	}
+	timers.lastClient = -time.Hour - time.Second // an interval ago
+	rw.mu.Unlock()
+	timers.fire()
+	rw.mu.Lock()
+	if timers.lastClient != timers.now || timers.lastClient <= timers.lastBackend {
+		t.Errorf("keep-alive stamped %v, the firing read %v, the backend wrote at %v", timers.lastClient, timers.now, timers.lastBackend)
+	}
+	rw.mu.Unlock()
+	timers.fire() // the keep-alive just sent counts as a client write
+	if n := strings.Count(rec.Body.String(), "event: ping"); n != 1 {
+		t.Fatalf("%d keep-alives, want 1:\n%s", n, rec.Body.String())
+	}
+}
+
+// handFiredTimers is the writer of an Anthropic passthrough stream with
+// keep-alives every hour and no other timer, which the test fires by
+// hand: the real timer is swapped for one that does nothing, or the Reset
+// of a due keep-alive (its deadline passed) would also fire it on the
+// timer's goroutine, at any point of the test's writes.
+func handFiredTimers(t *testing.T) (*flushRecorder, *responseWriter, *streamTimers) {
+	rec := newFlushRecorder()
+	rw := newResponseWriter(rec)
+	anth, _ := translate.Lookup(translate.ProtocolAnthropic)
+	rw.client, rw.backend, rw.logger = anth, &Backend{name: "anth", codec: anth}, zap.NewNop()
+	rw.passthrough, rw.wantStream, rw.clientReq = true, true, &translate.Request{Stream: true}
+	l := &Louter{KeepaliveInterval: caddy.Duration(time.Hour), StreamIdleTimeout: -1, FirstByteTimeout: -1}
+	_, timers := l.startStreamTimers(rw, newRequest("POST", "/v1/messages", "{}"))
+	if timers == nil {
+		t.Fatal("no timers")
+	}
+	t.Cleanup(timers.stop)
+	rw.mu.Lock()
+	timers.timer.Stop()
+	timers.timer = time.AfterFunc(time.Hour, func() {})
+	rw.mu.Unlock()
+	return rec, rw, timers
 }

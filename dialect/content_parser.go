@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/louter/louter/translate"
 )
@@ -160,6 +161,14 @@ func (p *ContentParser) Feed(dst []Segment, s string) []Segment {
 		dst, s = p.step(dst, s)
 	}
 	return dst
+}
+
+// Passes reports whether Feed would give s back whole as text and hold
+// nothing: the parser reads plain text, or text that holds nothing back
+// and s holds no '<', with which every marker of the text starts. A
+// caller may then take s as text itself, without the segments.
+func (p *ContentParser) Passes(s string) bool {
+	return p.state == stPlain || p.state == stText && p.hold == "" && strings.IndexByte(s, '<') < 0
 }
 
 // step consumes a prefix of s in the current state and returns what is

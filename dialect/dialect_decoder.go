@@ -246,6 +246,11 @@ func (d *dialectDecoder) event(dst []translate.Event, ev *translate.Event) []tra
 				d.parser = NewContentParser(d.plan.parserConfig(d.runs))
 				d.runs++
 			}
+			if d.parser.Passes(ev.Text) {
+				// Most deltas of a long answer: the parser would give
+				// the text back whole.
+				return em.Text(dst, ev.Text)
+			}
 			d.segs = d.parser.Feed(d.segs[:0], ev.Text)
 			return d.emitSegments(dst)
 		case translate.BlockThinking:

@@ -124,8 +124,16 @@ func (d *oaiStreamDecoder) scannedChoice(dst []Event, data []byte) []Event {
 			break
 		}
 		call := &c.calls[i]
+		args := ""
+		if call.args.kind == jsonString {
+			// A fragment of arguments is a delta like a text's: cut
+			// from the arena too.
+			args = d.delta(call.args, data)
+		} else {
+			args = call.arguments(data, &d.scratch)
+		}
 		dst = d.toolFragment(dst, call.hasIndex, int(call.index),
-			call.id.str(data, &d.scratch), call.name.str(data, &d.scratch), call.arguments(data, &d.scratch))
+			call.id.str(data, &d.scratch), call.name.str(data, &d.scratch), args)
 	}
 	if c.finish.kind == jsonString && c.finish.start < c.finish.end {
 		d.finish, d.hasFinish = oaiStopReason(c.finish.str(data, &d.scratch)), true

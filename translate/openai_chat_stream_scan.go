@@ -13,6 +13,47 @@ type oaiChunkScan struct {
 	// memo is that of an earlier chunk, kept across scans.
 	rec  oaiScanResume
 	memo oaiScanResume
+	// tail is the reading of what follows the delta object in a chunk
+	// resumed from memo.
+	tail oaiScanTail
+}
+
+// oaiScanTail is what a resumed scan read after the delta object: the
+// rest of the choice, of the choices array and of the chunk. A stream's
+// text chunks end alike (`,"logprobs":null,"finish_reason":null}]}`), and
+// the scan of those bytes from the same state (memo's, at the end of a
+// delta object) reads the same, only moved with the delta's length; so a
+// chunk whose bytes after its delta are the tail's is read from the tail
+// instead of scanned.
+type oaiScanTail struct {
+	bytes []byte // the bytes after the delta object
+	at    int    // where they started in their chunk; 0: no tail
+
+	// What the scan had read once through them. Spans at or after at
+	// are in the tail and move with it; the others are in memo's prefix.
+	id, model, usage, finish jsonSpan
+	index                    int64
+}
+
+// record keeps data[at:] as the tail, with the reading c ends with.
+func (t *oaiScanTail) record(c *oaiChunkScan, data []byte, at int) {
+	t.bytes = append(t.bytes[:0], data[at:]...)
+	t.at = at
+	t.id, t.model, t.usage, t.finish, t.index = c.id, c.model, c.usage, c.finish, c.index
+}
+
+// read sets c's reading of a chunk whose tail starts at at.
+func (t *oaiScanTail) read(c *oaiChunkScan, at int) {
+	c.id, c.model, c.usage, c.finish = t.move(t.id, at), t.move(t.model, at), t.move(t.usage, at), t.move(t.finish, at)
+	c.index = t.index
+}
+
+func (t *oaiScanTail) move(sp jsonSpan, at int) jsonSpan {
+	if sp.start >= t.at {
+		sp.start += at - t.at
+		sp.end += at - t.at
+	}
+	return sp
 }
 
 // oaiChunkRead is what a scan reads from a chunk.
@@ -90,6 +131,7 @@ func (c *oaiChunkScan) scan(data []byte) bool {
 		// that neither is allocated again.
 		c.rec.prefix = append(c.rec.prefix[:0], data[:c.rec.at]...)
 		c.memo, c.rec = c.rec, oaiScanResume{prefix: c.memo.prefix[:0]}
+		c.tail.at = 0 // read from the state of another prefix
 	}
 	return true
 }
@@ -109,6 +151,10 @@ func (c *oaiChunkScan) resume(data []byte) (ok, resumed bool) {
 	if !ok {
 		return false, true
 	}
+	if t := &c.tail; t.at > 0 && string(data[j:]) == string(t.bytes) {
+		t.read(c, j)
+		return true, true
+	}
 	cm.i = j
 	i, ok := c.scanChoiceMembers(&cm, r.choiceSeen|oaiSeen2)
 	if !ok {
@@ -121,7 +167,11 @@ func (c *oaiChunkScan) resume(data []byte) (ok, resumed bool) {
 	}
 	m := r.top
 	m.data, m.i = data, a.i
-	return c.scanMembers(&m, r.topSeen|oaiSeen5), true
+	if !c.scanMembers(&m, r.topSeen|oaiSeen5) {
+		return false, true
+	}
+	c.tail.record(c, data, j)
+	return true, true
 }
 
 // scanMembers reads the chunk object's members from m on; seen has the

@@ -413,15 +413,71 @@ func TestOAIChunkScanResume(t *testing.T) {
 		if !want {
 			continue
 		}
-		// The reading, without the scanners' own state.
-		got1, want1 := resumed, fresh
-		got1.rec, got1.memo, want1.rec, want1.memo = oaiScanResume{}, oaiScanResume{}, oaiScanResume{}, oaiScanResume{}
-		got1.calls, want1.calls = slices.Clip(append([]oaiCallScan{}, got1.calls...)), slices.Clip(append([]oaiCallScan{}, want1.calls...))
-		if !reflect.DeepEqual(got1, want1) {
-			t.Fatalf("%s:\nresumed %+v\nfresh   %+v", tail, got1, want1)
-		}
+		sameReading(t, tail, &resumed, &fresh)
 	}
 	if string(resumed.memo.prefix) != head {
 		t.Fatalf("memo prefix %q, want %q", resumed.memo.prefix, head)
+	}
+}
+
+// TestOAIChunkScanTail checks that a chunk whose bytes after the delta are
+// those of the last resumed chunk is read as a fresh scanner reads it:
+// deltas of other lengths move the tail's spans, a tail that differs in a
+// byte (another finish reason, a member that repeats, a second choice,
+// trailing garbage) is scanned again, and a new prefix forgets the tail.
+func TestOAIChunkScanTail(t *testing.T) {
+	const head = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":`
+	const head2 = `{"id":"d","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":`
+	const tail = `,"logprobs":null,"finish_reason":null}],"usage":null,"system_fingerprint":"fp"}`
+	chunks := []string{
+		head + `{"content":"a"}` + tail,
+		head + `{"content":"bbbbbbbbbb"}` + tail, // the tail is memoised from here
+		head + `{"content":"c"}` + tail,
+		head + `{"content":"\u00e9 and more"}` + tail,
+		head + `{"content":"d"},"logprobs":null,"finish_reason":"stop"}],"usage":null,"system_fingerprint":"fp"}`,
+		head + `{"content":"eee"},"logprobs":null,"finish_reason":"stop"}],"usage":null,"system_fingerprint":"fp"}`,
+		head + `{"content":"f"}` + tail,
+		head + `{"content":"g"},"logprobs":null,"finish_reason":null,"delta":{}}],"usage":null}`,
+		head + `{"content":"h"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3}}`,
+		head + `{"content":"i"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3}}`,
+		head + `{"content":"j"},"logprobs":null,"finish_reason":null},{"index":1,"delta":{}}]}`,
+		head + `{"content":"k"}` + tail + ` x`,
+		head + `{"content":"l"}` + tail,
+		head2 + `{"content":"m"}` + tail, // another prefix: a fresh scan
+		head2 + `{"content":"n"}` + tail,
+		head2 + `{"content":"oo"}` + tail,
+	}
+	var resumed oaiChunkScan
+	hits := 0
+	for _, chunk := range chunks {
+		data := []byte(chunk)
+		var fresh oaiChunkScan
+		want := fresh.scan(data)
+		hadTail := resumed.tail.at > 0 && bytes.HasSuffix(data, resumed.tail.bytes)
+		got := resumed.scan(data)
+		if got != want {
+			t.Fatalf("%s: resumed scan %v, fresh %v", chunk, got, want)
+		}
+		if hadTail && got {
+			hits++
+		}
+		if !want {
+			continue
+		}
+		sameReading(t, chunk, &resumed, &fresh)
+	}
+	if hits < 6 {
+		t.Fatalf("%d chunks read from the tail, want at least 6", hits)
+	}
+}
+
+// sameReading fails the test unless the two scanners read the same,
+// leaving their own state (memos, buffers' capacities) aside.
+func sameReading(t *testing.T, label string, resumed, fresh *oaiChunkScan) {
+	t.Helper()
+	got, want := resumed.oaiChunkRead, fresh.oaiChunkRead
+	got.calls, want.calls = slices.Clip(append([]oaiCallScan{}, got.calls...)), slices.Clip(append([]oaiCallScan{}, want.calls...))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s:\nresumed %+v\nfresh   %+v", label, got, want)
 	}
 }
