@@ -289,3 +289,15 @@ func FuzzJSONScanUnescape(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONIsSpaceEveryByte checks the whitespace test against RFC 8259's
+// four whitespace bytes over every byte value: its shortcut for bytes past
+// the space must not leave one out or let one in.
+func TestJSONIsSpaceEveryByte(t *testing.T) {
+	for c := range 256 {
+		want := c == ' ' || c == '\n' || c == '\r' || c == '\t'
+		if got := jsonIsSpace(byte(c)); got != want {
+			t.Errorf("jsonIsSpace(%#x) = %v, want %v", c, got, want)
+		}
+	}
+}
