@@ -46,7 +46,13 @@ func (t *oaiScanTail) record(c *oaiChunkScan, data []byte, at int) {
 // every member resume would have taken from the memo, so that a chunk read
 // from the tail takes nothing from it.
 func (t *oaiScanTail) read(c *oaiChunkScan, at int) {
-	c.id, c.model, c.usage, c.finish, c.index = t.id, t.model, t.usage, t.finish, t.index
+	// One assignment each: a tuple assignment copies its spans through
+	// temporaries first.
+	c.id = t.id
+	c.model = t.model
+	c.usage = t.usage
+	c.finish = t.finish
+	c.index = t.index
 	if at != t.at {
 		d := at - t.at
 		t.move(&c.id, d)
