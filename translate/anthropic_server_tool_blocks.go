@@ -291,8 +291,7 @@ func (s *anthropicStreamEncoder) serverToolBlockStart(w FrameWriter, ev *Event) 
 		b = appendAnthServerToolBlock(b, &p)
 	}
 	b = append(b, '}')
-	s.open, s.openIR, s.openOut = true, ev.Index, s.next
-	s.next++
+	s.openBlock(ev.Index)
 	w.WriteFrame("content_block_start", b)
 	if p.Type == PartServerToolCall {
 		b = append(b[:0], `{"type":"content_block_delta","index":`...)

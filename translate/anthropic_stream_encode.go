@@ -20,6 +20,15 @@ type anthropicStreamEncoder struct {
 	usage Usage  // last usage seen, for message_delta
 	buf   []byte // reused for every event's data
 
+	// deltaHead is the open block's content_block_delta up to its delta's
+	// type, `{"type":"content_block_delta","index":N,"delta":{"type":`,
+	// written once per block: a long block is mostly deltas, and the
+	// index is the same in each. It lives in headBuf, which holds the
+	// longest (75 bytes, with a 20-digit index), so it costs the stream no
+	// allocation.
+	deltaHead []byte
+	headBuf   [80]byte
+
 	// estimate stands in for the input tokens until the backend reports
 	// them (Request.InputTokensEstimate): message_start must carry a
 	// figure, and Claude Code's context meter reads it there.
@@ -169,31 +178,39 @@ func (s *anthropicStreamEncoder) blockStart(w FrameWriter, ev *Event) {
 	}
 	b = append(b, '}')
 	s.buf = b
-	s.open, s.openIR, s.openOut = true, ev.Index, s.next
-	s.next++
+	s.openBlock(ev.Index)
 	w.WriteFrame("content_block_start", b)
 }
 
+// openBlock records that the block of IR index ir is open, as the next
+// wire block.
+func (s *anthropicStreamEncoder) openBlock(ir int) {
+	s.open, s.openIR, s.openOut = true, ir, s.next
+	s.next++
+	h := append(s.headBuf[:0], `{"type":"content_block_delta","index":`...)
+	h = appendJSONInt(h, int64(s.openOut))
+	s.deltaHead = append(h, `,"delta":{"type":`...)
+}
+
 func (s *anthropicStreamEncoder) blockDelta(w FrameWriter, ev *Event) {
-	b := append(s.buf[:0], `{"type":"content_block_delta","index":`...)
-	b = appendJSONInt(b, int64(s.openOut))
+	b := append(s.buf[:0], s.deltaHead...)
 	switch {
 	case ev.Block == BlockText && ev.Text != "":
-		b = append(b, `,"delta":{"type":"text_delta","text":`...)
+		b = append(b, `"text_delta","text":`...)
 		b = appendJSONString(b, ev.Text)
 	case ev.Block == BlockText && ev.Citation != nil:
 		// The cited text is the backend's, when it said it: the
 		// encoder keeps no text to cut it from.
-		b = append(b, `,"delta":{"type":"citations_delta","citation":`...)
+		b = append(b, `"citations_delta","citation":`...)
 		b = appendAnthCitation(b, ev.Citation, "")
 	case ev.Block == BlockThinking && ev.Signature != "":
-		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
+		b = append(b, `"signature_delta","signature":`...)
 		b = appendJSONString(b, ev.Signature)
 	case ev.Block == BlockThinking && ev.Text != "":
-		b = append(b, `,"delta":{"type":"thinking_delta","thinking":`...)
+		b = append(b, `"thinking_delta","thinking":`...)
 		b = appendJSONString(b, ev.Text)
 	case ev.Block == BlockToolCall && ev.Text != "":
-		b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
+		b = append(b, `"input_json_delta","partial_json":`...)
 		b = appendJSONString(b, ev.Text)
 	default:
 		return

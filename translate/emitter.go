@@ -81,7 +81,7 @@ func (e *Emitter) Text(dst []Event, text string) []Event {
 	if e.open != BlockText {
 		dst = e.openBlock(dst, BlockText, "", "", "")
 	}
-	return append(dst, Event{Type: EventBlockDelta, Index: e.openIndex, Block: BlockText, Text: text})
+	return e.delta(dst, BlockText, text)
 }
 
 // Thinking emits a thinking delta, opening a thinking block if none is open.
@@ -93,7 +93,7 @@ func (e *Emitter) Thinking(dst []Event, text string) []Event {
 	if e.open != BlockThinking {
 		dst = e.openBlock(dst, BlockThinking, "", "", "")
 	}
-	return append(dst, Event{Type: EventBlockDelta, Index: e.openIndex, Block: BlockThinking, Text: text})
+	return e.delta(dst, BlockThinking, text)
 }
 
 // Signature attaches a signature to the open thinking block (opening an
@@ -133,7 +133,25 @@ func (e *Emitter) ToolArgs(dst []Event, fragment string) []Event {
 		return dst
 	}
 	e.argsSeen = true
-	return append(dst, Event{Type: EventBlockDelta, Index: e.openIndex, Block: BlockToolCall, Text: fragment})
+	return e.delta(dst, BlockToolCall, fragment)
+}
+
+// delta appends a delta of text to the open block, of type t. Deltas are
+// most of a stream's events, so the event is written in its slot: an
+// appended literal is built on the stack and then copied whole (21 words,
+// under a bulk write barrier while the collector marks), which costs more
+// than the event's four fields.
+func (e *Emitter) delta(dst []Event, t BlockType, text string) []Event {
+	n := len(dst)
+	if n < cap(dst) {
+		dst = dst[:n+1]
+		dst[n] = Event{} // the slot may hold an event of an earlier call
+	} else {
+		dst = append(dst, Event{})
+	}
+	ev := &dst[n]
+	ev.Type, ev.Index, ev.Block, ev.Text = EventBlockDelta, e.openIndex, t, text
+	return dst
 }
 
 // CloseBlock closes the open block, if any. A tool call that received no

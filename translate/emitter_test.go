@@ -198,3 +198,42 @@ func TestAccumulatorIncomplete(t *testing.T) {
 		t.Fatalf("error event: got %v", err)
 	}
 }
+
+// TestEmitterDeltaClearsReusedSlot feeds the emitter a slice whose spare
+// capacity holds an earlier call's events, as decoders reuse one slice per
+// upstream event: a delta written in such a slot must carry nothing of
+// the event that was there.
+func TestEmitterDeltaClearsReusedSlot(t *testing.T) {
+	stale := Event{Type: EventMessageStop, Index: 7, Block: BlockRedactedThinking, ID: "id", Model: "m", Name: "n",
+		Text: "old", Signature: "sig", Server: &ServerToolUse{}, Citation: &Citation{URL: "u"}, Usage: &Usage{InputTokens: 1},
+		Stop: StopMaxTokens, StopSequence: "s", Err: &Error{Message: "e"}}
+	for _, tc := range []struct {
+		name  string
+		block BlockType
+		emit  func(e *Emitter, dst []Event) []Event
+	}{
+		{"text", BlockText, func(e *Emitter, dst []Event) []Event { return e.Text(dst, "t") }},
+		{"thinking", BlockThinking, func(e *Emitter, dst []Event) []Event { return e.Thinking(dst, "t") }},
+		{"tool args", BlockToolCall, func(e *Emitter, dst []Event) []Event { return e.ToolArgs(dst, "t") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var e Emitter
+			dst := e.Start(nil, "", "", nil)
+			dst = e.openBlock(dst, tc.block, "", "", "")
+			buf := make([]Event, 1, 4)
+			for i := range buf[:cap(buf)] {
+				buf[:cap(buf)][i] = stale
+			}
+			got := tc.emit(&e, buf[:0])
+			want := Event{Type: EventBlockDelta, Index: 0, Block: tc.block, Text: "t"}
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+			// At capacity, the slot is a new one.
+			full := append(make([]Event, 0, 1), stale)
+			if got := tc.emit(&e, full); len(got) != 2 || got[1] != want {
+				t.Errorf("appended past capacity: got %+v, want %+v", got[1:], want)
+			}
+		})
+	}
+}

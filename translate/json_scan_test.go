@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strings"
@@ -288,4 +289,35 @@ func FuzzJSONScanUnescape(f *testing.F) {
 			t.Fatalf("%q: %q paired %v, want %q paired %v", data, dst, got.paired, want, paired)
 		}
 	})
+}
+
+// TestJSONIsSpaceEveryByte checks the whitespace test against RFC 8259's
+// four whitespace bytes over every byte value: its shortcut for bytes past
+// the space must not leave one out or let one in.
+func TestJSONIsSpaceEveryByte(t *testing.T) {
+	for c := range 256 {
+		want := c == ' ' || c == '\n' || c == '\r' || c == '\t'
+		if got := jsonIsSpace(byte(c)); got != want {
+			t.Errorf("jsonIsSpace(%#x) = %v, want %v", c, got, want)
+		}
+	}
+}
+
+// TestTrimSpaceMatchesBytes holds trimSpace's shortcut to bytes.TrimSpace
+// for every first and last byte, and for Unicode spaces at either end,
+// whose UTF-8 bytes its ASCII test must not take for printable.
+func TestTrimSpaceMatchesBytes(t *testing.T) {
+	check := func(in []byte) {
+		if got, want := trimSpace(in), bytes.TrimSpace(in); !bytes.Equal(got, want) {
+			t.Errorf("trimSpace(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for a := range 256 {
+		for b := range 256 {
+			check([]byte{byte(a), '{', '}', byte(b)})
+		}
+	}
+	for _, s := range []string{"", " ", "\u0085{}", "{}\u0085", "\u00a0{}\u00a0", "\u2028{}", "{}\u3000", "\v{}\f", "é", "{}é"} {
+		check([]byte(s))
+	}
 }

@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"bytes"
-
 	"github.com/tidwall/gjson"
 )
 
@@ -67,7 +65,7 @@ func (d *oaiStreamDecoder) decode(dst []Event, name string, data []byte, fast bo
 	if d.em.Done() {
 		return dst
 	}
-	data = bytes.TrimSpace(data)
+	data = trimSpace(data)
 	if len(data) == 0 {
 		return dst
 	}

@@ -42,18 +42,33 @@ func (t *oaiScanTail) record(c *oaiChunkScan, data []byte, at int) {
 	t.id, t.model, t.usage, t.finish, t.index = c.id, c.model, c.usage, c.finish, c.index
 }
 
-// read sets c's reading of a chunk whose tail starts at at.
+// read sets c's reading of a chunk whose tail starts at at. It sets
+// every member resume would have taken from the memo, so that a chunk read
+// from the tail takes nothing from it.
 func (t *oaiScanTail) read(c *oaiChunkScan, at int) {
-	c.id, c.model, c.usage, c.finish = t.move(t.id, at), t.move(t.model, at), t.move(t.usage, at), t.move(t.finish, at)
+	// One assignment each: a tuple assignment copies its spans through
+	// temporaries first.
+	c.id = t.id
+	c.model = t.model
+	c.usage = t.usage
+	c.finish = t.finish
 	c.index = t.index
+	if at != t.at {
+		d := at - t.at
+		t.move(&c.id, d)
+		t.move(&c.model, d)
+		t.move(&c.usage, d)
+		t.move(&c.finish, d)
+	}
 }
 
-func (t *oaiScanTail) move(sp jsonSpan, at int) jsonSpan {
+// move shifts sp by d when it lies in the tail. Spans in the memo's
+// prefix stay where they are.
+func (t *oaiScanTail) move(sp *jsonSpan, d int) {
 	if sp.start >= t.at {
-		sp.start += at - t.at
-		sp.end += at - t.at
+		sp.start += d
+		sp.end += d
 	}
-	return sp
 }
 
 // oaiChunkRead is what a scan reads from a chunk.
@@ -144,10 +159,8 @@ func (c *oaiChunkScan) resume(data []byte) (ok, resumed bool) {
 	if r.at == 0 || len(data) <= r.at || data[r.at] != '{' || string(data[:r.at]) != string(r.prefix) {
 		return false, false
 	}
-	c.id, c.model, c.usage, c.finish, c.index, c.hasChoice = r.id, r.model, r.usage, r.finish, r.index, true
-	cm := r.choice
-	cm.data = data
-	j, ok := c.scanDelta(data, r.at)
+	c.hasChoice = true
+	j, ok := c.scanDelta(data, r.at) // reads only the delta's members
 	if !ok {
 		return false, true
 	}
@@ -155,7 +168,9 @@ func (c *oaiChunkScan) resume(data []byte) (ok, resumed bool) {
 		t.read(c, j)
 		return true, true
 	}
-	cm.i = j
+	c.id, c.model, c.usage, c.finish, c.index = r.id, r.model, r.usage, r.finish, r.index
+	cm := r.choice
+	cm.data, cm.i = data, j
 	i, ok := c.scanChoiceMembers(&cm, r.choiceSeen|oaiSeen2)
 	if !ok {
 		return false, true

@@ -428,6 +428,7 @@ func TestOAIChunkScanResume(t *testing.T) {
 func TestOAIChunkScanTail(t *testing.T) {
 	const head = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":`
 	const head2 = `{"id":"d","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":`
+	const head3 = `{"id":"e","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":2,"delta":`
 	const tail = `,"logprobs":null,"finish_reason":null}],"usage":null,"system_fingerprint":"fp"}`
 	chunks := []string{
 		head + `{"content":"a"}` + tail,
@@ -446,6 +447,13 @@ func TestOAIChunkScanTail(t *testing.T) {
 		head2 + `{"content":"m"}` + tail, // another prefix: a fresh scan
 		head2 + `{"content":"n"}` + tail,
 		head2 + `{"content":"oo"}` + tail,
+		head2 + `{"content":"pp"}` + tail, // a delta of the same length: nothing moves
+		head2 + `{"content":"q"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3},"system_fingerprint":"fp"}`,
+		head2 + `{"content":"rr"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3},"system_fingerprint":"fp"}`,
+		head2 + `{"content":"s"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3},"system_fingerprint":"fp"}`,
+		head3 + `{"content":"t"}` + tail, // a choice index other than 0, read from the tail
+		head3 + `{"content":"u"}` + tail,
+		head3 + `{"content":"vv"}` + tail,
 	}
 	var resumed oaiChunkScan
 	hits := 0
