@@ -118,6 +118,8 @@ type responseWriter struct {
 
 	// obs are the gateway features watching the attempt (attempt_hooks.go).
 	obs attemptObservers
+
+	flusher chainFlusher // the client writer's flush (client_flush.go)
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -125,7 +127,7 @@ func newResponseWriter(w http.ResponseWriter) *responseWriter {
 	if h == nil {
 		h = make(http.Header)
 	}
-	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h, out: &stream.SSEOutput{}}
+	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h, out: &stream.SSEOutput{}, flusher: newChainFlusher(w)}
 }
 
 // Header returns the private header map the upstream handler fills.
@@ -298,7 +300,7 @@ func (rw *responseWriter) flushLocked() error {
 	if !rw.committed || !rw.streaming() {
 		return nil
 	}
-	return http.NewResponseController(rw.ResponseWriter).Flush()
+	return rw.flusher.flush()
 }
 
 // Flush implements http.Flusher for code that asserts it.

@@ -109,6 +109,8 @@ type secretWriter struct {
 	mode   uint8
 	held   []byte // the error body, or the incomplete stream line
 	closed bool
+
+	flusher chainFlusher // the client writer's flush (client_flush.go)
 }
 
 const (
@@ -118,7 +120,7 @@ const (
 )
 
 func newSecretWriter(w http.ResponseWriter, known ...string) *secretWriter {
-	return &secretWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known}
+	return &secretWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known, flusher: newChainFlusher(w)}
 }
 
 // WriteHeader decides how the body is scrubbed. An error's status waits
@@ -229,7 +231,7 @@ func (sw *secretWriter) FlushError() error {
 	if sw.mode == secretError && !sw.closed {
 		return nil
 	}
-	return http.NewResponseController(sw.ResponseWriter).Flush()
+	return sw.flusher.flush()
 }
 
 // Flush implements http.Flusher.
