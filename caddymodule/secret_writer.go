@@ -191,7 +191,11 @@ func (sw *secretWriter) writeLines(p []byte) error {
 		}
 		_, err = sw.ResponseWriter.Write(out)
 	}
-	sw.held = append(sw.held[:0:0], data[end:]...)
+	if end == len(data) {
+		sw.held = nil // the usual stream write: whole lines, nothing to hold
+	} else {
+		sw.held = append(sw.held[:0:0], data[end:]...) // data may be held's own memory
+	}
 	return err
 }
 
