@@ -83,6 +83,47 @@ func TestSSEParserSplitAnywhere(t *testing.T) {
 	}
 }
 
+// TestSSEParserChunkReused feeds a body split at every byte boundary from
+// one buffer that is overwritten between Feeds, as a reader's buffer is:
+// an event's data the parser views in a chunk (a single data line) must be
+// copied before Feed returns, and joined right with more data lines or a
+// bare JSON line that follows it.
+func TestSSEParserChunkReused(t *testing.T) {
+	body := "data: {\"a\":1}\n\n" +
+		"data: first\ndata: second\n\n" +
+		"data: x\n{\"bare\":\"y:z\"}\n\n" +
+		"event: e\ndata:\ndata: after empty\n\n" +
+		"data: [DONE]\n\n"
+	want := collect(t, &SSEParser{}, body)
+	if len(want) != 5 {
+		t.Fatalf("whole body gave %d events, want 5: %q", len(want), want)
+	}
+	buf := make([]byte, len(body))
+	for i := 0; i <= len(body); i++ {
+		p := &SSEParser{}
+		var got []frame
+		fn := func(name string, data []byte) { got = append(got, frame{name, string(data)}) }
+		for _, part := range []string{body[:i], body[i:]} {
+			for j := range buf {
+				buf[j] = 'X'
+			}
+			n := copy(buf, part)
+			if err := p.Feed(buf[:n], fn); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for j := range buf {
+			buf[j] = 'X'
+		}
+		if err := p.Close(fn); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("split at %d: got %q, want %q", i, got, want)
+		}
+	}
+}
+
 func TestSSEParserEventTooLarge(t *testing.T) {
 	p := &SSEParser{MaxEventSize: 64}
 	noop := func(string, []byte) {}
