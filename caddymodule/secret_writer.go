@@ -100,7 +100,7 @@ func skipJSONSpace(b []byte, i int) int {
 //     brings with it;
 //   - a successful JSON answer is not touched.
 type secretWriter struct {
-	*caddyhttp.ResponseWriterWrapper
+	caddyhttp.ResponseWriterWrapper // by value: one allocation fewer per attempt
 
 	known  []string // the backend's key and the client's key
 	stream bool     // the client asked for a stream
@@ -120,7 +120,7 @@ const (
 )
 
 func newSecretWriter(w http.ResponseWriter, known ...string) *secretWriter {
-	return &secretWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known, flusher: newChainFlusher(w)}
+	return &secretWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known, flusher: newChainFlusher(w)}
 }
 
 // WriteHeader decides how the body is scrubbed. An error's status waits
