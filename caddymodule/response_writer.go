@@ -52,8 +52,8 @@ const (
 // that is not committed (a failed dial, a retried response) leaves nothing
 // behind, and translated responses drop the upstream's entity headers.
 type responseWriter struct {
-	*caddyhttp.ResponseWriterWrapper
-	header http.Header
+	caddyhttp.ResponseWriterWrapper // by value: one allocation fewer per attempt
+	header                          http.Header
 
 	client      translate.Codec
 	backend     *Backend
@@ -73,7 +73,8 @@ type responseWriter struct {
 	overflow bool
 
 	tc  *stream.Transcoder // modeStream; an observer in modeStreamToJSON
-	out stream.Output      // the client bytes tc produced: SSE, or a JSON array for Gemini clients without alt=sse
+	out stream.Output      // the client bytes tc produced: SSE (&sse), or a JSON array for Gemini clients without alt=sse
+	sse stream.SSEOutput   // out's usual value, held here rather than allocated apart
 	acc *translate.Accumulator
 	// jsonArray is set when out frames a streamed JSON array, which is
 	// served as application/json rather than text/event-stream.
@@ -118,6 +119,8 @@ type responseWriter struct {
 
 	// obs are the gateway features watching the attempt (attempt_hooks.go).
 	obs attemptObservers
+
+	flusher chainFlusher // the client writer's flush (client_flush.go)
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -125,7 +128,9 @@ func newResponseWriter(w http.ResponseWriter) *responseWriter {
 	if h == nil {
 		h = make(http.Header)
 	}
-	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h, out: &stream.SSEOutput{}}
+	rw := &responseWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h, flusher: newChainFlusher(w)}
+	rw.out = &rw.sse
+	return rw
 }
 
 // Header returns the private header map the upstream handler fills.
@@ -298,7 +303,7 @@ func (rw *responseWriter) flushLocked() error {
 	if !rw.committed || !rw.streaming() {
 		return nil
 	}
-	return http.NewResponseController(rw.ResponseWriter).Flush()
+	return rw.flusher.flush()
 }
 
 // Flush implements http.Flusher for code that asserts it.

@@ -100,7 +100,7 @@ func skipJSONSpace(b []byte, i int) int {
 //     brings with it;
 //   - a successful JSON answer is not touched.
 type secretWriter struct {
-	*caddyhttp.ResponseWriterWrapper
+	caddyhttp.ResponseWriterWrapper // by value: one allocation fewer per attempt
 
 	known  []string // the backend's key and the client's key
 	stream bool     // the client asked for a stream
@@ -109,6 +109,8 @@ type secretWriter struct {
 	mode   uint8
 	held   []byte // the error body, or the incomplete stream line
 	closed bool
+
+	flusher chainFlusher // the client writer's flush (client_flush.go)
 }
 
 const (
@@ -118,7 +120,7 @@ const (
 )
 
 func newSecretWriter(w http.ResponseWriter, known ...string) *secretWriter {
-	return &secretWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known}
+	return &secretWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known, flusher: newChainFlusher(w)}
 }
 
 // WriteHeader decides how the body is scrubbed. An error's status waits
@@ -189,7 +191,11 @@ func (sw *secretWriter) writeLines(p []byte) error {
 		}
 		_, err = sw.ResponseWriter.Write(out)
 	}
-	sw.held = append(sw.held[:0:0], data[end:]...)
+	if end == len(data) {
+		sw.held = nil // the usual stream write: whole lines, nothing to hold
+	} else {
+		sw.held = append(sw.held[:0:0], data[end:]...) // data may be held's own memory
+	}
 	return err
 }
 
@@ -229,7 +235,7 @@ func (sw *secretWriter) FlushError() error {
 	if sw.mode == secretError && !sw.closed {
 		return nil
 	}
-	return http.NewResponseController(sw.ResponseWriter).Flush()
+	return sw.flusher.flush()
 }
 
 // Flush implements http.Flusher.

@@ -51,7 +51,12 @@ type SSEParser struct {
 	name    []byte
 	data    []byte
 	hasData bool
-	skipLF  bool // the previous chunk ended in CR: a leading LF belongs to it
+	// view is the event's data while it is one data line lying whole in
+	// the chunk being fed, as it usually is: the event is dispatched with
+	// the chunk's own bytes, and only one still open when Feed returns is
+	// copied to data (spill). nil when data holds the event's data.
+	view   []byte
+	skipLF bool // the previous chunk ended in CR: a leading LF belongs to it
 
 	// off is where, in the chunk being fed, the line being processed
 	// ends (past its line break): when an event is dispatched, the end of
@@ -69,6 +74,20 @@ type SSEParser struct {
 
 // Feed implements Framer.
 func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error {
+	err := p.feed(chunk, fn)
+	p.spill() // the chunk is the caller's again after Feed
+	return err
+}
+
+// spill copies an event's data still viewed in the chunk to data.
+func (p *SSEParser) spill() {
+	if p.view != nil {
+		p.data = append(p.data[:0], p.view...)
+		p.view = nil
+	}
+}
+
+func (p *SSEParser) feed(chunk []byte, fn func(name string, data []byte)) error {
 	max := p.MaxEventSize
 	if max <= 0 {
 		max = DefaultMaxEventSize
@@ -83,18 +102,19 @@ func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error 
 	for len(chunk) > 0 {
 		i := lineEnd(chunk)
 		if i < 0 {
-			if len(p.line)+len(chunk)+len(p.data) > max {
+			if len(p.line)+len(chunk)+len(p.data)+len(p.view) > max {
 				return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, max)
 			}
 			p.line = append(p.line, chunk...)
 			return nil
 		}
 		var line []byte
-		if len(p.line) > 0 {
+		inChunk := len(p.line) == 0
+		if inChunk {
+			line = chunk[:i]
+		} else {
 			p.line = append(p.line, chunk[:i]...)
 			line = p.line
-		} else {
-			line = chunk[:i]
 		}
 		if chunk[i] == '\r' {
 			if i+1 < len(chunk) {
@@ -107,7 +127,7 @@ func (p *SSEParser) Feed(chunk []byte, fn func(name string, data []byte)) error 
 		}
 		chunk = chunk[i+1:]
 		p.off = size - len(chunk)
-		if err := p.processLine(line, fn, max); err != nil {
+		if err := p.processLine(line, inChunk, fn, max); err != nil {
 			return err
 		}
 		p.line = p.line[:0]
@@ -130,7 +150,9 @@ func lineEnd(b []byte) int {
 	return lf
 }
 
-func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) error {
+// processLine takes one line without its break; inChunk says it lies in
+// the chunk being fed, not in the carried line, so the data may be viewed.
+func (p *SSEParser) processLine(line []byte, inChunk bool, fn func(string, []byte), max int) error {
 	if len(line) == 0 {
 		p.prevBlank, p.blank = p.blank, p.off
 		p.dispatch(fn)
@@ -150,9 +172,14 @@ func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) e
 	}
 	switch string(field) {
 	case "data":
-		if len(p.data)+len(value)+1 > max {
+		if len(p.data)+len(p.view)+len(value)+1 > max {
 			return fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, max)
 		}
+		if !p.hasData && inChunk {
+			p.view, p.hasData = value[:len(value):len(value)], true
+			return nil
+		}
+		p.spill()
 		if p.hasData {
 			p.data = append(p.data, '\n')
 		}
@@ -163,6 +190,7 @@ func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) e
 	default:
 		if line[0] == '{' || line[0] == '[' {
 			// A bare JSON line that happens to contain a colon.
+			p.spill()
 			if p.hasData {
 				p.data = append(p.data, '\n')
 			}
@@ -176,10 +204,15 @@ func (p *SSEParser) processLine(line []byte, fn func(string, []byte), max int) e
 
 func (p *SSEParser) dispatch(fn func(string, []byte)) {
 	if p.hasData {
-		fn(p.eventName(), p.data)
+		data := p.data
+		if p.view != nil {
+			data = p.view
+		}
+		fn(p.eventName(), data)
 	}
 	p.name = p.name[:0]
 	p.data = p.data[:0]
+	p.view = nil
 	p.hasData = false
 }
 

@@ -10,14 +10,25 @@ import (
 
 type frame struct{ Name, Data string }
 
+// collect feeds the chunks as a reader does, from one buffer overwritten
+// between Feeds, so that data the parser keeps a view of past a Feed
+// instead of a copy reads as garbage.
 func collect(t *testing.T, p *SSEParser, chunks ...string) []frame {
 	t.Helper()
 	var got []frame
 	fn := func(name string, data []byte) { got = append(got, frame{name, string(data)}) }
+	var buf []byte
+	scribble := func() {
+		for i := range buf {
+			buf[i] = 'X'
+		}
+	}
 	for _, c := range chunks {
-		if err := p.Feed([]byte(c), fn); err != nil {
+		buf = append(buf[:0], c...)
+		if err := p.Feed(buf, fn); err != nil {
 			t.Fatalf("Feed: %v", err)
 		}
+		scribble()
 	}
 	if err := p.Close(fn); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -80,6 +91,24 @@ func TestSSEParserSplitAnywhere(t *testing.T) {
 	}
 	if got := collect(t, &SSEParser{}, bytewise...); !reflect.DeepEqual(got, want) {
 		t.Fatalf("byte by byte: got %q, want %q", got, want)
+	}
+}
+
+// TestSSEParserChunkReused splits at every byte boundary a body whose
+// events' data the parser views in the chunk (a single data line), copies
+// when a Feed ends inside the event, or joins with more data lines or a
+// bare JSON line that follow (collect overwrites each chunk once fed).
+func TestSSEParserChunkReused(t *testing.T) {
+	body := "data: {\"a\":1}\n\n" +
+		"data: first\ndata: second\n\n" +
+		"data: x\n{\"bare\":\"y:z\"}\n\n" +
+		"event: e\ndata:\ndata: after empty\n\n" +
+		"data: [DONE]\n\n"
+	want := []frame{{"", `{"a":1}`}, {"", "first\nsecond"}, {"", "x\n{\"bare\":\"y:z\"}"}, {"e", "\nafter empty"}, {"", "[DONE]"}}
+	for i := 0; i <= len(body); i++ {
+		if got := collect(t, &SSEParser{}, body[:i], body[i:]); !reflect.DeepEqual(got, want) {
+			t.Fatalf("split at %d: got %q, want %q", i, got, want)
+		}
 	}
 }
 
