@@ -27,7 +27,8 @@ var ErrEventTooLarge = errors.New("stream: event exceeds size limit")
 // Framer splits an upstream body into events.
 type Framer interface {
 	// Feed consumes the next chunk of the body, calling fn for every event
-	// completed by it. name and data are only valid during the call.
+	// completed by it. name and data are only valid during the call, and
+	// fn must not modify data: it may be a view of p itself.
 	Feed(p []byte, fn func(name string, data []byte)) error
 	// Close is called at the end of the body and flushes a final event that
 	// lacked its terminating blank line.
