@@ -275,8 +275,14 @@ func FuzzJSONScanUnescape(f *testing.F) {
 		if !ok {
 			return
 		}
-		if got.end != end || got.esc != esc || got.high != high {
-			t.Fatalf("%q: %+v, scanner end %d esc %v high %v", data, got, end, esc, high)
+		if got.end != end || got.esc != esc {
+			t.Fatalf("%q: %+v, scanner end %d esc %v", data, got, end, esc)
+		}
+		// high may be said of a string without such bytes (either may
+		// read words reaching past the closing quote, and they read
+		// different words once an escape comes), never the reverse.
+		if bytes.IndexFunc(data[1:end], func(r rune) bool { return r >= 0x80 }) >= 0 && (!got.high || !high) {
+			t.Fatalf("%q: high %v, scanner high %v, for a string with bytes from 0x80 up", data, got.high, high)
 		}
 		if !esc {
 			if len(dst) != 0 {
