@@ -5,16 +5,17 @@ import (
 	"unicode/utf8"
 )
 
-// The estimator as it was before counts were kept as integers and read
-// through one table (commit 1daac65), kept as the reference the
-// differential tests hold the fast one to: same features, same floats,
-// same token counts.
+// The estimator's sampling and class lookup as they were before counts
+// were kept as integers and read through one table (commit 1daac65), kept
+// as the reference the differential tests hold the fast one to: same
+// floats, summed window by window, same token counts. A window's features
+// are read by the definition, featuresByByteAfter (features_test.go).
 
 // refSampledEstimate is sampledEstimate as it was: each window's features
 // as floats, summed window by window.
 func refSampledEstimate(s string) int {
 	if len(s) <= sampleWindows*sampleWindow {
-		return refTokensOf(refFeaturesAfter(cNone, s), 1)
+		return refTokensOf(featuresByByteAfter(cNone, s), 1)
 	}
 	var f [nFeatures]float64
 	read := 0
@@ -25,7 +26,7 @@ func refSampledEstimate(s string) int {
 		if i < sampleWindows-1 {
 			b = cutRune(s, a+sampleWindow)
 		}
-		w := refFeaturesAfter(refClassBefore(s[:a]), s[a:b])
+		w := featuresByByteAfter(refClassBefore(s[:a]), s[a:b])
 		for k := range f {
 			f[k] += w[k]
 		}
@@ -65,106 +66,6 @@ var refASCIIClass = func() (t [128]class) {
 	}
 	return
 }()
-
-func refFeaturesAfter(prev class, s string) [nFeatures]float64 {
-	var c [nFeatures]int
-	run := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			i += n
-			switch {
-			case refIsWide(r):
-				c[fWide]++
-				prev = cNonASCII
-			case unicode.IsLetter(r) || unicode.IsMark(r):
-				c[fOther]++
-				if prev != cLower && prev != cUpper {
-					c[fWords]++
-					run = 0
-				}
-				run++
-				prev = cLower
-			default:
-				c[fPunct] += n
-				if prev != cPunct {
-					c[fPunctRun]++
-				}
-				prev = cPunct
-			}
-			continue
-		}
-		k := refASCIIClass[b]
-		j := i + 1
-		switch k {
-		case cLower:
-			for j < len(s) && s[j]-'a' < 26 {
-				j++
-			}
-			if prev != cLower && prev != cUpper {
-				c[fWords]++
-				run = 0
-			}
-			n := j - i
-			c[fLongLetter] += max(0, run+n-max(run, 6))
-			run += n
-		case cUpper:
-			for j < len(s) && s[j]-'A' < 26 {
-				j++
-			}
-			if prev != cUpper {
-				c[fWords]++
-				run = 0
-			}
-			n := j - i
-			c[fLongLetter] += max(0, run+n-max(run, 6))
-			run += n
-		case cDigit:
-			for j < len(s) && s[j]-'0' < 10 {
-				j++
-			}
-			if prev != cDigit {
-				run = 0
-			}
-			n := j - i
-			c[fDigitGroup] += (run+n+2)/3 - (run+2)/3
-			run += n
-		case cSpace:
-			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-				j++
-			}
-			if prev != cSpace {
-				run = 0
-			}
-			n := j - i
-			if run < 2 && run+n >= 2 {
-				c[fSpaceRun]++
-			}
-			run += n
-		case cNewline:
-			for j < len(s) && (s[j] == '\n' || s[j] == '\r') {
-				j++
-			}
-			c[fNewline] += j - i
-		case cPunct:
-			for j < len(s) && s[j] < utf8.RuneSelf && refASCIIClass[s[j]] == cPunct {
-				j++
-			}
-			c[fPunct] += j - i
-			if prev != cPunct {
-				c[fPunctRun]++
-			}
-		}
-		i = j
-		prev = k
-	}
-	var f [nFeatures]float64
-	for i, v := range c {
-		f[i] = float64(v)
-	}
-	return f
-}
 
 func refClassBefore(s string) class {
 	if s == "" {

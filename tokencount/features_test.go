@@ -32,16 +32,16 @@ func TestFeaturesByRun(t *testing.T) {
 		texts = append(texts, b.String())
 	}
 	for _, s := range texts {
-		if got, want := features(s), featuresByByte(s); got != want {
+		if got, want := features(s), featuresByByteAfter(cNone, s); got != want {
 			t.Fatalf("features(%.80q) = %v, byte by byte %v", s, got, want)
 		}
 	}
 }
 
-// featuresByByte is the definition of features, a byte at a time.
-func featuresByByte(s string) [nFeatures]float64 {
+// featuresByByteAfter is the definition of features, a byte at a time,
+// of s following a character of class prev (a sample's window).
+func featuresByByteAfter(prev class, s string) [nFeatures]float64 {
 	var c [nFeatures]int
-	prev := cNone
 	run := 0 // length of the current run of the same kind
 	for i := 0; i < len(s); {
 		b := s[i]
@@ -163,8 +163,9 @@ func diffTexts(t *testing.T) []string {
 	return texts
 }
 
-// TestFeaturesAsReference holds the estimator to its former
-// implementation (estimate_ref_test.go): the same features after every
+// TestFeaturesAsReference holds the estimator to its definition
+// (featuresByByteAfter) and its former sampling (estimate_ref_test.go):
+// the same features after every
 // class, at every start of every text (a window that begins mid-word, or
 // in the middle of a character), and the same sampled token counts.
 func TestFeaturesAsReference(t *testing.T) {
@@ -172,7 +173,7 @@ func TestFeaturesAsReference(t *testing.T) {
 		if got, want := sampledEstimate(s), refSampledEstimate(s); got != want {
 			t.Fatalf("sampledEstimate(%.80q) = %d, reference %d", s, got, want)
 		}
-		if got, want := EstimateText(s), refTokensOf(refFeaturesAfter(cNone, s), 1); got != want {
+		if got, want := EstimateText(s), refTokensOf(featuresByByteAfter(cNone, s), 1); got != want {
 			t.Fatalf("EstimateText(%.80q) = %d, reference %d", s, got, want)
 		}
 		// Windows of up to 48 bytes from every start of the first 128
@@ -195,7 +196,7 @@ func TestFeaturesAsReference(t *testing.T) {
 				for i, v := range c {
 					f[i] = float64(v)
 				}
-				if want := refFeaturesAfter(prev, w); f != want {
+				if want := featuresByByteAfter(prev, w); f != want {
 					t.Fatalf("features after class %d of %.80q = %v, reference %v", prev, w, f, want)
 				}
 			}
@@ -223,7 +224,7 @@ func TestQuickAsReference(t *testing.T) {
 			if got, want := Quick(f.req, fr), walk(f.req, fr, counter{text: refSampledEstimate}); got != want {
 				t.Errorf("%s: Quick = %d, reference %d", f.name, got, want)
 			}
-			ref := func(s string) int { return refTokensOf(refFeaturesAfter(cNone, s), 1) }
+			ref := func(s string) int { return refTokensOf(featuresByByteAfter(cNone, s), 1) }
 			if got, want := Estimate(f.req, fr), walk(f.req, fr, counter{text: ref}); got != want {
 				t.Errorf("%s: Estimate = %d, reference %d", f.name, got, want)
 			}
