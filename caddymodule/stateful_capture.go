@@ -18,6 +18,7 @@ import (
 // maxCapturedJSON.
 type captureWriter struct {
 	http.ResponseWriter
+	flusher chainFlusher // the inner writer's flush, found once (client_flush.go)
 	status  int
 	decided bool // status and framing known
 	sse     bool
@@ -197,7 +198,7 @@ func (c *captureWriter) release() {
 }
 
 // Flush implements http.Flusher.
-func (c *captureWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }
+func (c *captureWriter) Flush() { _ = c.flusher.flush() }
 
 // Unwrap lets http.ResponseController reach the writer below.
 func (c *captureWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

@@ -26,8 +26,9 @@ import (
 // where the member may begin, which finish writes.
 type echoWriter struct {
 	http.ResponseWriter
-	null []byte // `"previous_response_id":null`
-	with []byte // `"previous_response_id":"<id>"`
+	flusher chainFlusher // w's flush, found once (client_flush.go)
+	null    []byte       // `"previous_response_id":null`
+	with    []byte       // `"previous_response_id":"<id>"`
 
 	decided, sse, pass bool
 	sized              bool // a JSON answer of known length
@@ -40,7 +41,7 @@ func newEchoWriter(w http.ResponseWriter, member, id string) *echoWriter {
 	key, _ := json.Marshal(member)
 	val, _ := json.Marshal(id)
 	key = append(key, ':')
-	return &echoWriter{ResponseWriter: w, null: append(slices.Clip(key), "null"...), with: append(key, val...)}
+	return &echoWriter{ResponseWriter: w, flusher: newChainFlusher(w), null: append(slices.Clip(key), "null"...), with: append(key, val...)}
 }
 
 func (e *echoWriter) WriteHeader(status int) {
@@ -150,7 +151,7 @@ func (e *echoWriter) finish() {
 }
 
 // Flush implements http.Flusher.
-func (e *echoWriter) Flush() { _ = http.NewResponseController(e.ResponseWriter).Flush() }
+func (e *echoWriter) Flush() { _ = e.flusher.flush() }
 
 // Unwrap lets http.ResponseController reach the writer below.
 func (e *echoWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }

@@ -162,7 +162,8 @@ func summaryMessage(summary string) []byte {
 // event's response.
 type compactionWriter struct {
 	http.ResponseWriter
-	item []byte
+	flusher chainFlusher // the inner writer's flush, found once (client_flush.go)
+	item    []byte
 
 	decided, sse, pass bool
 	body               []byte // a JSON answer, held until whole
@@ -258,7 +259,7 @@ func (c *compactionWriter) withItem(obj []byte, path string) []byte {
 }
 
 // Flush implements http.Flusher.
-func (c *compactionWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }
+func (c *compactionWriter) Flush() { _ = c.flusher.flush() }
 
 // Unwrap lets http.ResponseController reach the writer below.
 func (c *compactionWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
