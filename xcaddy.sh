@@ -42,11 +42,16 @@ build() {
 		*) echo "xcaddy.sh: unknown build flag $1" >&2; exit 2 ;;
 		esac
 	done
-	echo "xcaddy.sh: building $OUT; the first build compiles Caddy and takes minutes, later ones seconds" >&2
+	echo "xcaddy.sh: building $OUT; the first build downloads the modules and compiles Caddy (5-25 minutes, see the README), later ones take seconds" >&2
 	if [[ "${NO_XCADDY:-}" != 1 ]] && command -v xcaddy >/dev/null 2>&1; then
 		local args=(build "$CADDY_VERSION" --output "$OUT" --with "$MODULE@$LOCAL_VERSION=$PWD")
 		for m in "${with[@]+"${with[@]}"}"; do args+=(--with "$m"); done
 		if [[ "${RACE:-}" == 1 ]]; then export XCADDY_RACE_DETECTOR=1; fi
+		# xcaddy's go build prints nothing while it compiles: say, every
+		# 30 seconds, that it is still at work.
+		(while sleep 30; do echo "xcaddy.sh: still compiling ($(elapsed))" >&2; done) &
+		local beat=$!
+		trap 'kill $beat 2>/dev/null' RETURN
 		xcaddy "${args[@]}"
 		return
 	fi
@@ -72,9 +77,38 @@ build() {
 	} >"$dir/main.go"
 	local flags=(-trimpath -ldflags "-w -s" -tags nobadger,nomysql,nopgx)
 	if [[ "${RACE:-}" == 1 ]]; then flags+=(-race); fi
+	# go list downloads what the build needs first (naming each module), so
+	# the count below is of compiling alone.
+	local total
+	total=$(go list -deps -tags nobadger,nomysql,nopgx "./$dir" | wc -l)
+	# go build -v names each package it compiles (none that the build cache
+	# holds); a line every 50 packages says how far the build is. Any other
+	# line (a compile error) passes through.
 	# shellcheck disable=SC2086 # GO_BUILD_FLAGS is a list of flags
-	go build "${flags[@]}" ${GO_BUILD_FLAGS:-} -o "$OUT" "./$dir"
+	{ go build -v "${flags[@]}" ${GO_BUILD_FLAGS:-} -o "$OUT" "./$dir" 2>&1 1>&3 | progress "$total" "$MODULE/$dir" >&2; } 3>&1
 }
+
+# progress reads go build -v's package lines ($1 at most, $2 the main
+# package, compiled last) and prints a count every 50 packages and a word
+# before the link, which takes a minute or two of its own.
+progress() {
+	local n=0 line
+	while IFS= read -r line; do
+		if [[ "$line" =~ ^[^[:space:]:]+$ ]]; then
+			n=$((n + 1))
+			if [[ "$line" == "$2" ]]; then
+				echo "xcaddy.sh: compiled $n packages, linking ($(elapsed))"
+			elif ((n % 50 == 0)); then
+				echo "xcaddy.sh: compiled $n of at most $1 packages ($(elapsed))"
+			fi
+		else
+			echo "$line"
+		fi
+	done
+	if ((n == 0)); then echo "xcaddy.sh: compiled 0 packages (the build cache holds them all)"; fi
+}
+
+elapsed() { echo "$((SECONDS / 60))m$((SECONDS % 60))s"; }
 
 cmd="${1:-build}"
 shift || true
