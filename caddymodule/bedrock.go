@@ -27,7 +27,7 @@ import (
 //
 // A backend authenticates with a Bedrock API key as api_key (sent as
 // Authorization: Bearer), or with SigV4 through "auth aws_sigv4"
-// (auth_aws_sigv4.go).
+// (package auth/awssigv4).
 
 func init() {
 	registerProtocol(&protocolRow{
@@ -136,7 +136,3 @@ func readInputTokens(answer []byte) (int, bool) {
 	v := gjson.GetBytes(answer, "inputTokens")
 	return int(v.Int()), v.Type == gjson.Number
 }
-
-// awsBedrockService is the SigV4 service name of Bedrock's runtime
-// (bedrock-runtime signs as "bedrock"), aws_sigv4's default.
-const awsBedrockService = "bedrock"

@@ -17,6 +17,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/translate"
 )
@@ -518,7 +519,7 @@ func (a *access) identify(r *http.Request) (*clientEntry, authResult) {
 			}
 		}
 	}
-	key := clientKey(r.Header, r.URL.RawQuery)
+	key := redact.ClientKey(r.Header, r.URL.RawQuery)
 	if key == "" {
 		return nil, authMissing
 	}

@@ -1,12 +1,16 @@
 package caddymodule
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/louter/louter/caddymodule/internal/testhook"
+)
 
 // SetAzureTransport makes the auth azure modules provisioned from now on
 // reach Entra ID through c (a loopback authority's TLS client), for the
 // integration tests; it returns the function that undoes it.
 func SetAzureTransport(c *http.Client) (undo func()) {
-	old := azureTransport
-	azureTransport = c
-	return func() { azureTransport = old }
+	old := testhook.AzureTransport
+	testhook.AzureTransport = c
+	return func() { testhook.AzureTransport = old }
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+
+	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
 func init() {
@@ -237,7 +239,7 @@ func probeBackend(parent context.Context, srv *caddyhttp.Server, b *Backend) *di
 		if he, ok := errors.AsType[caddyhttp.HandlerError](err); ok && he.Err != nil {
 			err = he.Err
 		}
-		p.Error = scrubString(err.Error(), []string{b.apiKey})
+		p.Error = redact.ScrubString(err.Error(), []string{b.apiKey})
 		return p
 	}
 	p.Reachable, p.Status = true, rec.status

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/record"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/tokencount"
@@ -278,7 +279,7 @@ func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatReque
 
 	// Every answer from here on goes through the scrubber: no key, the
 	// backend's or the client's, reaches the client in an error.
-	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
+	sw := newSecretWriter(w, append(redact.ClientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	rw := newResponseWriter(sw)
 	rw.client, rw.backend, rw.logger = client, b, l.logger
 	// A backend with a dialect needs its answers parsed even for clients of

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/translate"
 )
 
@@ -69,14 +70,14 @@ func takeClientCredentials(h http.Header, p translate.Protocol, queryKey string)
 	keep := row.passAuthHeaders
 	cred := make(http.Header)
 	for k, v := range h {
-		if credentialHeaders[k] {
+		if redact.IsCredentialHeader(k) {
 			if keep[k] {
 				cred[k] = v
 			}
 			delete(h, k)
 		}
 	}
-	if !hasKeyHeader(cred) && queryKey != "" {
+	if !redact.HasKeyHeader(cred) && queryKey != "" {
 		row.setKey(cred, queryKey)
 	}
 	return cred
@@ -85,33 +86,5 @@ func takeClientCredentials(h http.Header, p translate.Protocol, queryKey string)
 // removeCredentialParams drops every credential parameter of a raw query,
 // keeping the other pairs byte for byte and in order.
 func removeCredentialParams(raw string) string {
-	return mapQuery(raw, func(string) (string, bool) { return "", false })
-}
-
-// mapQuery rewrites the credential parameters of a raw query with fn, which
-// returns the pair's new value and whether to keep the pair; the other
-// pairs stay byte for byte and in order.
-func mapQuery(raw string, fn func(value string) (string, bool)) string {
-	if raw == "" {
-		return raw
-	}
-	var out strings.Builder
-	for pair := range strings.SplitSeq(raw, "&") {
-		k, v, hasValue := strings.Cut(pair, "=")
-		if isCredentialParam(k) {
-			nv, keep := fn(v)
-			if !keep {
-				continue
-			}
-			pair = k
-			if hasValue {
-				pair += "=" + nv
-			}
-		}
-		if out.Len() > 0 {
-			out.WriteByte('&')
-		}
-		out.WriteString(pair)
-	}
-	return out.String()
+	return redact.MapQuery(raw, func(string) (string, bool) { return "", false })
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/translate"
 )
 
@@ -63,7 +64,7 @@ func TestFilterHeaders(t *testing.T) {
 				t.Errorf("kept %v\nwant %v", got, want)
 			}
 			for k := range h {
-				if isCredentialHeader(k) {
+				if redact.IsCredentialHeader(k) {
 					t.Errorf("credential header %s kept", k)
 				}
 			}
@@ -94,7 +95,7 @@ func TestTakeClientCredentials(t *testing.T) {
 			t.Errorf("%s: forwarded %v, want %v", tt.protocol, got, tt.want)
 		}
 		for k := range h {
-			if isCredentialHeader(k) {
+			if redact.IsCredentialHeader(k) {
 				t.Errorf("%s: %s left on the request", tt.protocol, k)
 			}
 		}
@@ -120,17 +121,17 @@ func TestClientKey(t *testing.T) {
 		{http.Header{}, "alt=sse", ""},
 	}
 	for _, tt := range tests {
-		if got := clientKey(tt.header, tt.query); got != tt.want {
+		if got := redact.ClientKey(tt.header, tt.query); got != tt.want {
 			t.Errorf("clientKey(%v, %q) = %q, want %q", tt.header, tt.query, got, tt.want)
 		}
 	}
 }
 
 func TestClientSecrets(t *testing.T) {
-	got := clientSecrets(http.Header{"Authorization": {"Bearer tok"}, "Api-Key": {"az"}, "X-Custom": {"no"}}, "a=1&Key=q%2B1")
+	got := redact.ClientSecrets(http.Header{"Authorization": {"Bearer tok"}, "Api-Key": {"az"}, "X-Custom": {"no"}}, "a=1&Key=q%2B1")
 	slices.Sort(got)
 	if want := []string{"az", "q%2B1", "q+1", "tok"}; !slices.Equal(got, want) {
-		t.Errorf("clientSecrets = %v, want %v", got, want)
+		t.Errorf("redact.ClientSecrets = %v, want %v", got, want)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
 // The backends with list_models passthrough are asked for their lists all
@@ -91,7 +93,7 @@ func listCacheKey(r *http.Request, b *Backend) string {
 	if !b.PassClientAuth {
 		return b.name
 	}
-	sum := sha256.Sum256([]byte(clientKey(r.Header, r.URL.RawQuery)))
+	sum := sha256.Sum256([]byte(redact.ClientKey(r.Header, r.URL.RawQuery)))
 	return b.name + "\x00" + string(sum[:])
 }
 

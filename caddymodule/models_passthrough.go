@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
 // listModelsPassthrough is the list_models value that asks a backend for
@@ -28,7 +30,7 @@ func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, erro
 	req.Header = http.Header{"Accept": {"application/json"}}
 	key := b.apiKey
 	if b.PassClientAuth {
-		if c := clientKey(r.Header, r.URL.RawQuery); c != "" {
+		if c := redact.ClientKey(r.Header, r.URL.RawQuery); c != "" {
 			key = c
 		}
 	}

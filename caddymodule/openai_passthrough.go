@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/translate"
 )
 
@@ -63,7 +64,7 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 	}
 	stream := top.Stream.Bool()
 	// Errors are scrubbed of keys here too (secret_writer.go).
-	sw := newSecretWriter(w, append(clientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
+	sw := newSecretWriter(w, append(redact.ClientSecrets(r.Header, r.URL.RawQuery), b.apiKey)...)
 	sw.stream = stream
 	defer sw.close()
 	cred, _ := rewriteRequest(r, backendRequest{backend: b, body: body, model: backendModel, stream: stream, passthrough: true})

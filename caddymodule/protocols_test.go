@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/translate"
 )
 
@@ -25,14 +26,14 @@ func TestProtocolRows(t *testing.T) {
 			t.Errorf("%s: a backend protocol must say where its key goes (setKey)", p)
 		}
 		for h := range row.passAuthHeaders {
-			if !credentialHeaders[h] {
+			if !redact.IsCredentialHeader(h) {
 				// Only credential headers are taken off a request and
 				// scrubbed from errors.
-				t.Errorf("%s: pass_client_auth header %s is not in credentialHeaders", p, h)
+				t.Errorf("%s: pass_client_auth header %s is not a credential header (redact)", p, h)
 			}
 		}
 		for h := range row.ownHeaders {
-			if credentialHeaders[h] {
+			if redact.IsCredentialHeader(h) {
 				t.Errorf("%s: own header %s is a credential", p, h)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/record"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkServeHTTPStreamRecord(b *testing.B) {
 			var w *record.Writer
 			if on {
 				var err error
-				w, err = record.NewWriter(record.WriterConfig{Dir: b.TempDir(), Scrub: scrubRecordLine, QueueSize: 1 << 14})
+				w, err = record.NewWriter(record.WriterConfig{Dir: b.TempDir(), Scrub: redact.ScrubRecordLine, QueueSize: 1 << 14})
 				if err != nil {
 					b.Fatal(err)
 				}

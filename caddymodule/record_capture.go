@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/record"
 	"github.com/louter/louter/translate"
 )
@@ -38,7 +39,7 @@ func (l *Louter) startRecording(w http.ResponseWriter, r *http.Request, q *chatR
 	}
 	q.rec = record.NewCapture(q.x.start, id, record.Endpoint{Protocol: q.x.client, Path: r.URL.Path}, rc.limit, recordedHeader)
 	q.rec.Scrub(rc.keys...)
-	q.rec.Scrub(clientSecrets(r.Header, r.URL.RawQuery)...)
+	q.rec.Scrub(redact.ClientSecrets(r.Header, r.URL.RawQuery)...)
 	return &recordTap{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, c: q.rec}
 }
 
@@ -114,7 +115,7 @@ func (l *Louter) finishRecording(q *chatRequest, r *http.Request) {
 func recordedHeader(name string) bool {
 	name = http.CanonicalHeaderKey(name)
 	switch {
-	case credentialHeaders[name], name == "Set-Cookie":
+	case redact.IsCredentialHeader(name), name == "Set-Cookie":
 		return false
 	case forwardedHeaders[name], name == "Retry-After", name == "Request-Id", name == "Cache-Control":
 		return true
@@ -145,8 +146,8 @@ func recordedQuery(raw string) string {
 	}
 	parts := strings.Split(raw, "&")
 	for i, pair := range parts {
-		if k, _, ok := strings.Cut(pair, "="); ok && isCredentialParam(k) {
-			parts[i] = k + "=" + redacted
+		if k, _, ok := strings.Cut(pair, "="); ok && redact.IsCredentialParam(k) {
+			parts[i] = k + "=" + redact.Marker
 		}
 	}
 	return strings.Join(parts, "&")

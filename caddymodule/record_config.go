@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/record"
 )
 
@@ -91,7 +92,7 @@ func (l *Louter) provisionRecord(ctx caddy.Context) error {
 			MaxSize:   c.MaxSize,
 			MaxFiles:  c.MaxFiles,
 			QueueSize: c.QueueSize,
-			Scrub:     scrubRecordLine, // record_scrub.go: secret_scrub.go's scrubber, on the whole line
+			Scrub:     redact.ScrubRecordLine,
 			Warn: func(msg string, dropped int64, err error) {
 				fields := []zap.Field{zap.String("dir", dir), zap.Int64("dropped", dropped)}
 				if err != nil {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
 // backendRequest describes the request to send to a backend.
@@ -52,18 +54,18 @@ func rewriteRequest(r *http.Request, br backendRequest) (cred http.Header, dropp
 	path, query := endpoint(br.model, br.stream)
 	setBackendPath(r.URL, b.basePath, path) // model_name.go: the endpoint is escaped
 
-	queryKey := queryCredential(r.URL.RawQuery)
+	queryKey := redact.QueryCredential(r.URL.RawQuery)
 	if b.PassClientAuth {
 		if br.passthrough {
 			// The client speaks the backend's protocol: its credential goes
 			// on as it sent it (an OAuth bearer token stays a bearer token).
 			cred = takeClientCredentials(h, b.Protocol, queryKey)
-		} else if key := clientKey(h, r.URL.RawQuery); key != "" {
+		} else if key := redact.ClientKey(h, r.URL.RawQuery); key != "" {
 			cred = make(http.Header, 1)
 			proto.setKey(cred, key)
 		}
 	}
-	if !hasKeyHeader(cred) && b.apiKey != "" {
+	if !redact.HasKeyHeader(cred) && b.apiKey != "" {
 		cred = make(http.Header, 1)
 		proto.setKey(cred, b.apiKey)
 	}

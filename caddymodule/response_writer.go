@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -432,7 +433,7 @@ func (rw *responseWriter) finishLocked() {
 		if err != nil {
 			// The error may quote the body, which may echo the key.
 			rw.badResponse = true
-			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.String("error", scrubString(err.Error(), []string{rw.backend.apiKey})))
+			rw.logger.Warn("cannot decode the backend's response", zap.String("backend", rw.backend.name), zap.Int("status", rw.status), zap.String("error", redact.ScrubString(err.Error(), []string{rw.backend.apiKey})))
 			rw.respondError(stream.BadResponse(err))
 			return
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
 // maxScrubbedLine bounds what the secretWriter holds back: an error body,
@@ -89,7 +91,7 @@ func skipJSONSpace(b []byte, i int) int {
 }
 
 // secretWriter sits between louter's responseWriter and the client and
-// scrubs secrets (secret_scrub.go) from every error the client gets, in
+// scrubs secrets (internal/redact) from every error the client gets, in
 // every client × backend pair, passthrough included:
 //
 //   - an error response (status >= 300) is held whole, scrubbed, and sent
@@ -156,7 +158,7 @@ func (sw *secretWriter) Write(p []byte) (int, error) {
 		// Too large to be an API error: send what is held and the rest as
 		// it comes, as a body of unknown length.
 		sw.Header().Del("Content-Length")
-		sw.commitError(scrubSecrets(sw.held, sw.known))
+		sw.commitError(redact.Scrub(sw.held, sw.known))
 		sw.held, sw.mode = nil, secretPass
 		return sw.ResponseWriter.Write(p)
 	case secretStream:
@@ -185,7 +187,7 @@ func (sw *secretWriter) writeLines(p []byte) error {
 		var out []byte
 		for line := range bytes.Lines(data[:end]) {
 			if carriesError(line) {
-				line = scrubSecrets(line, sw.known)
+				line = redact.Scrub(line, sw.known)
 			}
 			out = append(out, line...)
 		}
@@ -217,10 +219,10 @@ func (sw *secretWriter) close() {
 	sw.closed = true
 	switch sw.mode {
 	case secretError:
-		sw.commitError(scrubSecrets(sw.held, sw.known))
+		sw.commitError(redact.Scrub(sw.held, sw.known))
 	case secretStream:
 		if carriesError(sw.held) {
-			sw.held = scrubSecrets(sw.held, sw.known)
+			sw.held = redact.Scrub(sw.held, sw.known)
 		}
 		if len(sw.held) > 0 {
 			_, _ = sw.ResponseWriter.Write(sw.held)

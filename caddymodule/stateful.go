@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
@@ -217,7 +218,7 @@ func stateOwner(r *http.Request) string {
 		return "c:" + c.name
 	}
 	h := sha256.New()
-	for _, k := range keyHeaders {
+	for _, k := range redact.KeyHeaders {
 		h.Write([]byte(r.Header.Get(k)))
 		h.Write([]byte{0})
 	}

@@ -1,24 +1,47 @@
-package caddymodule
+package redact
 
 import (
 	"bytes"
+	"strings"
 )
 
-// scrubRecordLine is scrubSecrets for a whole record line, which may be
-// megabytes of JSON: the same known secrets and the same secretPatterns,
+// Scrub returns p with every known secret and everything shaped
+// like a credential or a socket address replaced. It returns p itself when
+// there is nothing to replace.
+func Scrub(p []byte, known []string) []byte {
+	for _, s := range known {
+		if len(s) >= MinLen && bytes.Contains(p, []byte(s)) {
+			p = bytes.ReplaceAll(p, []byte(s), []byte(Marker))
+		}
+	}
+	for _, sp := range patterns {
+		if sp.re.Match(p) {
+			p = sp.re.ReplaceAll(p, sp.repl)
+		}
+	}
+	return p
+}
+
+// ScrubString is Scrub for a string.
+func ScrubString(s string, known []string) string {
+	return string(Scrub([]byte(s), known))
+}
+
+// ScrubRecordLine is Scrub for a whole record line, which may be
+// megabytes of JSON: the same known secrets and the same patterns,
 // but each pattern runs only when the line holds a literal it cannot match
 // without. The patterns start with \b or a class, which leaves Go's
 // regexp no literal prefix to skip ahead with, so on a 100 KB line each
 // costs a full scan; most lines hold none of the literals. A pattern with
 // no known literal (one added later) always runs.
-func scrubRecordLine(line []byte, known []string) []byte {
+func ScrubRecordLine(line []byte, known []string) []byte {
 	for _, s := range known {
-		if len(s) >= minSecretLen && bytes.Contains(line, []byte(s)) {
-			line = bytes.ReplaceAll(line, []byte(s), []byte(redacted))
+		if len(s) >= MinLen && bytes.Contains(line, []byte(s)) {
+			line = bytes.ReplaceAll(line, []byte(s), []byte(Marker))
 		}
 	}
 	lower := asciiLower(line)
-	for _, sp := range secretPatterns {
+	for _, sp := range patterns {
 		if sp.needs != nil && !sp.needs(line, lower) {
 			continue
 		}
@@ -80,3 +103,31 @@ func ipv4Port(b []byte) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// MapQuery rewrites the credential parameters of a raw query with fn, which
+// returns the pair's new value and whether to keep the pair; the other
+// pairs stay byte for byte and in order.
+func MapQuery(raw string, fn func(value string) (string, bool)) string {
+	if raw == "" {
+		return raw
+	}
+	var out strings.Builder
+	for pair := range strings.SplitSeq(raw, "&") {
+		k, v, hasValue := strings.Cut(pair, "=")
+		if IsCredentialParam(k) {
+			nv, keep := fn(v)
+			if !keep {
+				continue
+			}
+			pair = k
+			if hasValue {
+				pair += "=" + nv
+			}
+		}
+		if out.Len() > 0 {
+			out.WriteByte('&')
+		}
+		out.WriteString(pair)
+	}
+	return out.String()
+}

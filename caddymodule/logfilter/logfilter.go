@@ -1,4 +1,4 @@
-package caddymodule
+package logfilter
 
 import (
 	"net/http"
@@ -10,13 +10,15 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/logging"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
 func init() {
-	caddy.RegisterModule(RedactFilter{})
+	caddy.RegisterModule(Redact{})
 }
 
-// RedactFilter is a log field filter for Caddy's filter encoder that
+// Redact is a log field filter for Caddy's filter encoder that
 // removes the credentials of LLM clients from logged requests. Caddy's
 // access log redacts only Authorization, Proxy-Authorization, Cookie and
 // Set-Cookie; LLM clients send their keys in X-Api-Key, X-Goog-Api-Key,
@@ -35,19 +37,19 @@ func init() {
 //	        request>uri     louter_redact
 //	    }
 //	}
-type RedactFilter struct{}
+type Redact struct{}
 
 // CaddyModule returns the Caddy module information.
-func (RedactFilter) CaddyModule() caddy.ModuleInfo {
+func (Redact) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "caddy.logging.encoders.filter.louter_redact",
-		New: func() caddy.Module { return new(RedactFilter) },
+		New: func() caddy.Module { return new(Redact) },
 	}
 }
 
 // UnmarshalCaddyfile sets up the filter from Caddyfile tokens; it takes no
 // options.
-func (RedactFilter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (Redact) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the filter name
 	if d.NextArg() {
 		return d.ArgErr()
@@ -59,7 +61,7 @@ func (RedactFilter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 }
 
 // Filter implements logging.LogFieldFilter.
-func (RedactFilter) Filter(in zapcore.Field) zapcore.Field {
+func (Redact) Filter(in zapcore.Field) zapcore.Field {
 	switch v := in.Interface.(type) {
 	case caddyhttp.LoggableHTTPHeader:
 		return zap.Object(in.Key, caddyhttp.LoggableHTTPHeader{Header: redactHeader(v.Header), ShouldLogCredentials: v.ShouldLogCredentials})
@@ -77,13 +79,13 @@ func (RedactFilter) Filter(in zapcore.Field) zapcore.Field {
 func redactHeader(h http.Header) http.Header {
 	var out http.Header
 	for k := range h {
-		if !isCredentialHeader(k) {
+		if !redact.IsCredentialHeader(k) {
 			continue
 		}
 		if out == nil {
 			out = h.Clone()
 		}
-		out[k] = []string{redactedValue}
+		out[k] = []string{redact.LogValue}
 	}
 	if out == nil {
 		return h
@@ -98,7 +100,7 @@ func redactURI(uri string) string {
 		return uri
 	}
 	query, fragment, hasFragment := strings.Cut(query, "#")
-	out := path + "?" + mapQuery(query, func(string) (string, bool) { return redactedValue, true })
+	out := path + "?" + redact.MapQuery(query, func(string) (string, bool) { return redact.LogValue, true })
 	if hasFragment {
 		out += "#" + fragment
 	}
@@ -107,6 +109,6 @@ func redactURI(uri string) string {
 
 // Interface guards
 var (
-	_ logging.LogFieldFilter = RedactFilter{}
-	_ caddyfile.Unmarshaler  = RedactFilter{}
+	_ logging.LogFieldFilter = Redact{}
+	_ caddyfile.Unmarshaler  = Redact{}
 )

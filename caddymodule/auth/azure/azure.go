@@ -1,4 +1,4 @@
-package caddymodule
+package azure
 
 import (
 	"fmt"
@@ -11,16 +11,19 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/louter/louter/caddymodule/auth"
+	"github.com/louter/louter/caddymodule/internal/testhook"
 )
 
 func init() {
-	caddy.RegisterModule(AzureAuth{})
+	caddy.RegisterModule(Auth{})
 }
 
 // azureCognitiveScope is the Entra ID scope of Azure OpenAI.
 const azureCognitiveScope = "https://cognitiveservices.azure.com/.default"
 
-// AzureAuth authenticates a backend's requests with a Microsoft Entra ID
+// Auth authenticates a backend's requests with a Microsoft Entra ID
 // bearer token (Azure OpenAI, Claude in Azure AI Foundry), obtained,
 // cached and refreshed by Azure's identity library (azidentity): a service
 // principal's client secret, a managed identity, AKS workload identity, or
@@ -40,7 +43,7 @@ const azureCognitiveScope = "https://cognitiveservices.azure.com/.default"
 //		disable_instance_discovery
 //		scopes        <scope...>
 //	}
-type AzureAuth struct {
+type Auth struct {
 	// Which credential: "client_secret" (a service principal: tenant_id,
 	// client_id, client_secret), "managed_identity" (the identity of the
 	// VM, App Service or container; client_id picks a user-assigned one),
@@ -85,21 +88,16 @@ type AzureAuth struct {
 	scopes []string
 }
 
-// azureTransport replaces azidentity's HTTP client in tests, whose
-// loopback authority serves TLS with a certificate of its own; nil: the
-// library's default.
-var azureTransport policy.Transporter
-
 // CaddyModule returns the Caddy module information.
-func (AzureAuth) CaddyModule() caddy.ModuleInfo {
+func (Auth) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "http.handlers.louter.auth.azure",
-		New: func() caddy.Module { return new(AzureAuth) },
+		New: func() caddy.Module { return new(Auth) },
 	}
 }
 
 // Provision builds the credential; it obtains no token yet.
-func (a *AzureAuth) Provision(caddy.Context) error {
+func (a *Auth) Provision(caddy.Context) error {
 	repl := caddy.NewReplacer()
 	tenant := repl.ReplaceAll(a.TenantID, "")
 	client := repl.ReplaceAll(a.ClientID, "")
@@ -109,7 +107,7 @@ func (a *AzureAuth) Provision(caddy.Context) error {
 	if len(a.scopes) == 0 {
 		a.scopes = []string{azureCognitiveScope}
 	}
-	opts := azcore.ClientOptions{Transport: azureTransport}
+	opts := azcore.ClientOptions{Transport: testhook.AzureTransport}
 	if a.AuthorityHost != "" {
 		host := repl.ReplaceAll(a.AuthorityHost, "")
 		if !strings.HasPrefix(host, "https://") {
@@ -159,7 +157,7 @@ func (a *AzureAuth) Provision(caddy.Context) error {
 
 // Authorize implements BackendAuth: the current token, from azidentity's
 // cache (refreshed before it expires).
-func (a *AzureAuth) Authorize(req *http.Request) error {
+func (a *Auth) Authorize(req *http.Request) error {
 	tok, err := a.cred.GetToken(req.Context(), policy.TokenRequestOptions{Scopes: a.scopes})
 	if err != nil {
 		return fmt.Errorf("auth azure: obtaining an Entra ID token: %w", err)
@@ -170,7 +168,7 @@ func (a *AzureAuth) Authorize(req *http.Request) error {
 
 // UnmarshalCaddyfile sets up the module from Caddyfile tokens; the
 // dispenser is on the method name ("azure").
-func (a *AzureAuth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (a *Auth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the method name
 	if d.NextArg() {
 		return d.ArgErr()
@@ -214,7 +212,7 @@ func (a *AzureAuth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // Interface guards
 var (
-	_ BackendAuth           = (*AzureAuth)(nil)
-	_ caddy.Provisioner     = (*AzureAuth)(nil)
-	_ caddyfile.Unmarshaler = (*AzureAuth)(nil)
+	_ auth.BackendAuth      = (*Auth)(nil)
+	_ caddy.Provisioner     = (*Auth)(nil)
+	_ caddyfile.Unmarshaler = (*Auth)(nil)
 )

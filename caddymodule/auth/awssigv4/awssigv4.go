@@ -1,4 +1,4 @@
-package caddymodule
+package awssigv4
 
 import (
 	"bytes"
@@ -19,13 +19,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/louter/louter/caddymodule/auth"
 )
 
+// bedrockService is the SigV4 service name of Bedrock's runtime
+// (bedrock-runtime signs as "bedrock"), the module's default.
+const bedrockService = "bedrock"
+
 func init() {
-	caddy.RegisterModule(AWSSigV4{})
+	caddy.RegisterModule(Auth{})
 }
 
-// AWSSigV4 signs each backend request with AWS Signature Version 4, as AWS
+// Auth signs each backend request with AWS Signature Version 4, as AWS
 // Bedrock (and every AWS API) requires. Credentials come from the AWS SDK
 // for Go's default chain — environment variables (AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), web identity
@@ -53,7 +59,7 @@ func init() {
 //		secret_access_key <secret>
 //		session_token     <token>
 //	}
-type AWSSigV4 struct {
+type Auth struct {
 	// The AWS region of the endpoint, such as us-east-1: the region the
 	// signature is scoped to, which must be the region of the host the
 	// backend's reverse_proxy calls (bedrock-runtime.{region}.amazonaws.com).
@@ -87,10 +93,10 @@ type AWSSigV4 struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (AWSSigV4) CaddyModule() caddy.ModuleInfo {
+func (Auth) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "http.handlers.louter.auth.aws_sigv4",
-		New: func() caddy.Module { return new(AWSSigV4) },
+		New: func() caddy.Module { return new(Auth) },
 	}
 }
 
@@ -101,7 +107,7 @@ var awsRegionPattern = regexp.MustCompile(`^[a-z]{2,5}(-[a-z]+)+-[0-9]{1,2}$`)
 // Provision resolves the placeholders and sets up the credential chain. It
 // fetches no credentials: the chain is asked on the first request, so a
 // server starts even while the metadata service is unreachable.
-func (a *AWSSigV4) Provision(ctx caddy.Context) error {
+func (a *Auth) Provision(ctx caddy.Context) error {
 	repl := caddy.NewReplacer()
 	for _, f := range []*string{&a.AccessKeyID, &a.SecretAccessKey, &a.SessionToken} {
 		if v := repl.ReplaceAll(*f, ""); v != *f {
@@ -116,7 +122,7 @@ func (a *AWSSigV4) Provision(ctx caddy.Context) error {
 }
 
 // setup loads the SDK's configuration; Provision's work without Caddy.
-func (a *AWSSigV4) setup(ctx context.Context) error {
+func (a *Auth) setup(ctx context.Context) error {
 	if (a.AccessKeyID == "") != (a.SecretAccessKey == "") {
 		return errors.New("aws_sigv4: access_key_id and secret_access_key go together (one of them is empty; is its placeholder's variable set?)")
 	}
@@ -150,7 +156,7 @@ func (a *AWSSigV4) setup(ctx context.Context) error {
 	a.creds = cfg.Credentials // LoadDefaultConfig wraps the chain in aws.CredentialsCache
 	a.service = a.Service
 	if a.service == "" {
-		a.service = awsBedrockService
+		a.service = bedrockService
 	}
 	a.signer = v4.NewSigner()
 	if a.now == nil {
@@ -160,7 +166,7 @@ func (a *AWSSigV4) setup(ctx context.Context) error {
 }
 
 // Authorize implements BackendAuth: it signs req, body included.
-func (a *AWSSigV4) Authorize(req *http.Request) error {
+func (a *Auth) Authorize(req *http.Request) error {
 	for name := range req.Header {
 		if strings.ContainsRune(name, '_') {
 			delete(req.Header, name)
@@ -217,7 +223,7 @@ func bodySHA256(req *http.Request) (string, error) {
 
 // UnmarshalCaddyfile sets up the module from Caddyfile tokens; the
 // dispenser is on the method's name.
-func (a *AWSSigV4) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (a *Auth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the method's name
 	if d.NextArg() {
 		return d.ArgErr()
@@ -239,7 +245,7 @@ func (a *AWSSigV4) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // Interface guards
 var (
-	_ caddy.Provisioner     = (*AWSSigV4)(nil)
-	_ caddyfile.Unmarshaler = (*AWSSigV4)(nil)
-	_ BackendAuth           = (*AWSSigV4)(nil)
+	_ caddy.Provisioner     = (*Auth)(nil)
+	_ caddyfile.Unmarshaler = (*Auth)(nil)
+	_ auth.BackendAuth      = (*Auth)(nil)
 )

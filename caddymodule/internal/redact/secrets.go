@@ -1,4 +1,4 @@
-package caddymodule
+package redact
 
 import (
 	"bytes"
@@ -8,55 +8,58 @@ import (
 	"strings"
 )
 
-// What counts as a secret, in one place: the headers and query parameters
-// a credential travels in, the values of them a client sent, and the
-// shapes of credentials louter removes from what it writes whatever their
-// source. The mechanisms that act on these live with their features:
-// header filtering (header_allowlist.go), the log filter (log_redact.go),
-// scrubbing answers (secret_scrub.go) and recordings (record_scrub.go).
-// docs/security.md documents these lists; keep them in step.
+// Package redact says what counts as a secret, in one place: the headers
+// and query parameters a credential travels in, the values of them a client
+// sent, and the shapes of credentials louter removes from what it writes
+// whatever their source; and it scrubs them (scrub.go). The mechanisms that
+// act on these live with their features: header filtering
+// (caddymodule/header_allowlist.go), the log filter (caddymodule/logfilter),
+// the secret writer and recordings. docs/security.md documents these lists;
+// keep them in step.
+//
+// Everything here is safe for concurrent use; nothing retains its input.
 
-// redacted replaces a secret in what louter writes to a client.
-const redacted = "[redacted]"
+// Marker replaces a secret in what louter writes to a client.
+const Marker = "[redacted]"
 
-// minSecretLen is the shortest known secret (a configured or client key)
+// MinLen is the shortest known secret (a configured or client key)
 // scrubbed by value: a shorter one ("test", "x") would blank ordinary words
 // in error messages. Real provider keys are far longer.
-const minSecretLen = 8
+const MinLen = 8
 
-// redactedValue is what a redacted header or query value is logged as,
+// LogValue is what a Marker header or query value is logged as,
 // Caddy's own word for it.
-const redactedValue = "REDACTED"
+const LogValue = "REDACTED"
 
 // credentialHeaders are every header any of the four providers, Azure
 // OpenAI or an API gateway in front of them reads a credential, or an
 // account a credential is billed to, from. None reaches a backend unless
 // pass_client_auth is set, and none can be listed in forward_headers.
-var credentialHeaders = headerSet(
-	"Authorization", "Proxy-Authorization", "Cookie",
-	"X-Api-Key", "Api-Key", "Anthropic-Api-Key", "X-Goog-Api-Key",
-	"Ocp-Apim-Subscription-Key",
-	"Openai-Organization", "Openai-Project", "Chatgpt-Account-Id", "X-Goog-User-Project",
-)
+var credentialHeaders = map[string]bool{ // canonical names
+	"Authorization": true, "Proxy-Authorization": true, "Cookie": true,
+	"X-Api-Key": true, "Api-Key": true, "Anthropic-Api-Key": true, "X-Goog-Api-Key": true,
+	"Ocp-Apim-Subscription-Key": true,
+	"Openai-Organization":       true, "Openai-Project": true, "Chatgpt-Account-Id": true, "X-Goog-User-Project": true,
+}
 
-// keyHeaders are the credential headers that hold the key itself, in the
+// KeyHeaders are the credential headers that hold the key itself, in the
 // order pass_client_auth looks for the client's key; the others
 // (organization, project, account) only go along with it.
-var keyHeaders = []string{"X-Api-Key", "Authorization", "X-Goog-Api-Key", "Api-Key", "Anthropic-Api-Key"}
+var KeyHeaders = []string{"X-Api-Key", "Authorization", "X-Goog-Api-Key", "Api-Key", "Anthropic-Api-Key"}
 
 // credentialQueryParams are the query parameters a key can be sent in
 // (Gemini's ?key=, Google's ?access_token=, and the usual spellings),
 // matched without regard to case: ?KEY= is a key too.
 var credentialQueryParams = []string{"key", "api_key", "api-key", "apikey", "access_token"}
 
-// isCredentialHeader reports whether a header may carry a credential.
-func isCredentialHeader(name string) bool {
+// IsCredentialHeader reports whether a header may carry a credential.
+func IsCredentialHeader(name string) bool {
 	return credentialHeaders[http.CanonicalHeaderKey(name)]
 }
 
-// isCredentialParam reports whether a raw query parameter name, unescaped
+// IsCredentialParam reports whether a raw query parameter name, unescaped
 // and in any case, is one a key is sent in.
-func isCredentialParam(raw string) bool {
+func IsCredentialParam(raw string) bool {
 	name, err := url.QueryUnescape(raw)
 	if err != nil {
 		name = raw
@@ -69,8 +72,8 @@ func isCredentialParam(raw string) bool {
 	return false
 }
 
-func hasKeyHeader(h http.Header) bool {
-	for _, k := range keyHeaders {
+func HasKeyHeader(h http.Header) bool {
+	for _, k := range KeyHeaders {
 		if h.Get(k) != "" {
 			return true
 		}
@@ -78,10 +81,10 @@ func hasKeyHeader(h http.Header) bool {
 	return false
 }
 
-// clientKey returns the API key the client sent, from whichever header or
+// ClientKey returns the API key the client sent, from whichever header or
 // query parameter it sent it in.
-func clientKey(h http.Header, rawQuery string) string {
-	for _, k := range keyHeaders {
+func ClientKey(h http.Header, rawQuery string) string {
+	for _, k := range KeyHeaders {
 		v := strings.TrimSpace(h.Get(k))
 		if v == "" {
 			continue
@@ -94,15 +97,15 @@ func clientKey(h http.Header, rawQuery string) string {
 		}
 		return v
 	}
-	return queryCredential(rawQuery)
+	return QueryCredential(rawQuery)
 }
 
-// queryCredential returns the value of the first credential parameter of a
+// QueryCredential returns the value of the first credential parameter of a
 // raw query, or "".
-func queryCredential(raw string) string {
+func QueryCredential(raw string) string {
 	for pair := range strings.SplitSeq(raw, "&") {
 		k, v, _ := strings.Cut(pair, "=")
-		if isCredentialParam(k) {
+		if IsCredentialParam(k) {
 			if uv, err := url.QueryUnescape(v); err == nil && uv != "" {
 				return uv
 			}
@@ -111,9 +114,9 @@ func queryCredential(raw string) string {
 	return ""
 }
 
-// clientSecrets returns every credential value the client sent, in any
+// ClientSecrets returns every credential value the client sent, in any
 // credential header or query parameter, for the scrubber.
-func clientSecrets(h http.Header, rawQuery string) []string {
+func ClientSecrets(h http.Header, rawQuery string) []string {
 	var out []string
 	for k, vs := range h {
 		if !credentialHeaders[k] {
@@ -128,7 +131,7 @@ func clientSecrets(h http.Header, rawQuery string) []string {
 	}
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		k, v, _ := strings.Cut(pair, "=")
-		if isCredentialParam(k) {
+		if IsCredentialParam(k) {
 			if uv, err := url.QueryUnescape(v); err == nil {
 				out = append(out, uv)
 			}
@@ -138,15 +141,15 @@ func clientSecrets(h http.Header, rawQuery string) []string {
 	return out
 }
 
-// secretPatterns are the shapes of provider credentials and internal
+// patterns are the shapes of provider credentials and internal
 // addresses, replaced in what louter writes to a client and to a
 // recording whether louter knows the value or not: a backend may echo a
 // key it was sent by something behind it, or name the socket it failed
 // on. needs is a cheap test a line (and its ASCII lower-case copy) must
-// pass for the pattern to match it — scrubRecordLine skips the pattern
+// pass for the pattern to match it — ScrubRecordLine skips the pattern
 // otherwise, since none has a literal prefix Go's regexp could skip ahead
 // with; nil runs the pattern always.
-var secretPatterns = []struct {
+var patterns = []struct {
 	re    *regexp.Regexp
 	repl  []byte
 	needs func(line, lower []byte) bool
@@ -154,15 +157,15 @@ var secretPatterns = []struct {
 	// OpenAI (sk-..., sk-proj-...), Anthropic (sk-ant-api03-...,
 	// sk-ant-oat01-...) and the many OpenAI-compatible servers that copied
 	// the sk- prefix.
-	{regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`), []byte(redacted), contains("sk-")},
+	{regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{8,}`), []byte(Marker), contains("sk-")},
 	// Google API keys and OAuth access tokens.
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{20,}`), []byte(redacted), contains("AIza")},
-	{regexp.MustCompile(`\bya29\.[0-9A-Za-z_\-.]{8,}`), []byte(redacted), contains("ya29.")},
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{20,}`), []byte(Marker), contains("AIza")},
+	{regexp.MustCompile(`\bya29\.[0-9A-Za-z_\-.]{8,}`), []byte(Marker), contains("ya29.")},
 	// A bearer token of any kind.
-	{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{16,}`), []byte("${1}" + redacted),
+	{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{16,}`), []byte("${1}" + Marker),
 		func(line, lower []byte) bool { return bytes.Contains(lower, []byte("bearer")) || foldsToASCII(line) }},
 	// A key in a quoted URL's query, under any of credentialQueryParams.
-	{regexp.MustCompile(`(?i)([?&](?:` + strings.Join(credentialQueryParams, "|") + `)=)[^&\s"'\\]+`), []byte("${1}" + redacted),
+	{regexp.MustCompile(`(?i)([?&](?:` + strings.Join(credentialQueryParams, "|") + `)=)[^&\s"'\\]+`), []byte("${1}" + Marker),
 		func(line, lower []byte) bool {
 			for _, p := range credentialQueryParams {
 				if bytes.Contains(lower, []byte(p+"=")) {

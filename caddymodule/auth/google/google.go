@@ -1,4 +1,4 @@
-package caddymodule
+package google
 
 import (
 	"encoding/json"
@@ -10,16 +10,18 @@ import (
 	"cloud.google.com/go/auth/credentials"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	louterauth "github.com/louter/louter/caddymodule/auth"
 )
 
 func init() {
-	caddy.RegisterModule(GoogleAuth{})
+	caddy.RegisterModule(Auth{})
 }
 
 // googleCloudPlatformScope is the OAuth2 scope of Vertex AI.
 const googleCloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
 
-// GoogleAuth authenticates a backend's requests with an OAuth2 access token
+// Auth authenticates a backend's requests with an OAuth2 access token
 // from Google's credentials (Vertex AI): Application Default Credentials —
 // the file GOOGLE_APPLICATION_CREDENTIALS names, gcloud's application
 // default credentials, or the metadata server of GCE, GKE (workload
@@ -37,7 +39,7 @@ const googleCloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform
 //		scopes           <scope...>
 //		quota_project    <project>
 //	}
-type GoogleAuth struct {
+type Auth struct {
 	// A credentials JSON file: a service account key ("service_account"),
 	// a workload identity federation configuration ("external_account"),
 	// a user's credentials ("authorized_user") or an impersonation
@@ -60,10 +62,10 @@ type GoogleAuth struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (GoogleAuth) CaddyModule() caddy.ModuleInfo {
+func (Auth) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "http.handlers.louter.auth.google",
-		New: func() caddy.Module { return new(GoogleAuth) },
+		New: func() caddy.Module { return new(Auth) },
 	}
 }
 
@@ -77,7 +79,7 @@ var googleFileTypes = map[string]credentials.CredType{
 }
 
 // Provision loads the credentials; it obtains no token yet.
-func (g *GoogleAuth) Provision(ctx caddy.Context) error {
+func (g *Auth) Provision(ctx caddy.Context) error {
 	scopes := g.Scopes
 	if len(scopes) == 0 {
 		scopes = []string{googleCloudPlatformScope}
@@ -132,7 +134,7 @@ func googleCredentialsFromFile(file string, opts *credentials.DetectOptions) (*a
 
 // Authorize implements BackendAuth: the current access token, from the
 // library's cache (refreshed in the background before it expires).
-func (g *GoogleAuth) Authorize(req *http.Request) error {
+func (g *Auth) Authorize(req *http.Request) error {
 	tok, err := g.creds.Token(req.Context())
 	if err != nil {
 		return fmt.Errorf("auth google: obtaining an access token: %w", err)
@@ -150,7 +152,7 @@ func (g *GoogleAuth) Authorize(req *http.Request) error {
 
 // UnmarshalCaddyfile sets up the module from Caddyfile tokens; the
 // dispenser is on the method name ("google").
-func (g *GoogleAuth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (g *Auth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the method name
 	if d.NextArg() {
 		return d.ArgErr()
@@ -179,7 +181,7 @@ func (g *GoogleAuth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // Interface guards
 var (
-	_ BackendAuth           = (*GoogleAuth)(nil)
-	_ caddy.Provisioner     = (*GoogleAuth)(nil)
-	_ caddyfile.Unmarshaler = (*GoogleAuth)(nil)
+	_ louterauth.BackendAuth = (*Auth)(nil)
+	_ caddy.Provisioner      = (*Auth)(nil)
+	_ caddyfile.Unmarshaler  = (*Auth)(nil)
 )

@@ -1,4 +1,4 @@
-package caddymodule
+package logfilter
 
 import (
 	"net/http"
@@ -8,6 +8,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
 func TestRedactFilterHeaders(t *testing.T) {
@@ -17,13 +19,13 @@ func TestRedactFilterHeaders(t *testing.T) {
 		"Accept": {"*/*"}, "X-Request-Id": {"r"},
 	}
 	// log_credentials on: Caddy would log them all; louter_redact still hides them.
-	out := RedactFilter{}.Filter(zap.Object("headers", caddyhttp.LoggableHTTPHeader{Header: h, ShouldLogCredentials: true}))
+	out := Redact{}.Filter(zap.Object("headers", caddyhttp.LoggableHTTPHeader{Header: h, ShouldLogCredentials: true}))
 	enc := zapcore.NewMapObjectEncoder()
 	out.AddTo(enc)
 	got := enc.Fields["headers"].(map[string]any)
 	for k := range h {
-		want := redactedValue
-		if !isCredentialHeader(k) {
+		want := redact.LogValue
+		if !redact.IsCredentialHeader(k) {
 			want = h.Get(k)
 		}
 		if v := got[k].([]any)[0]; v != want {
@@ -44,13 +46,13 @@ func TestRedactFilterURI(t *testing.T) {
 		{"/v1/messages", "/v1/messages"},
 	}
 	for _, tt := range tests {
-		out := RedactFilter{}.Filter(zap.String("uri", tt.in))
+		out := Redact{}.Filter(zap.String("uri", tt.in))
 		if out.String != tt.want {
 			t.Errorf("%q logged as %q, want %q", tt.in, out.String, tt.want)
 		}
 	}
 	// Other fields pass unchanged.
-	if out := (RedactFilter{}).Filter(zap.Int("status", 200)); out.Integer != 200 || out.Type != zapcore.Int64Type {
+	if out := (Redact{}).Filter(zap.Int("status", 200)); out.Integer != 200 || out.Type != zapcore.Int64Type {
 		t.Errorf("an int field changed: %+v", out)
 	}
 }
@@ -61,7 +63,7 @@ func TestRedactFilterCaddyfile(t *testing.T) {
 		"louter_redact extra":    false,
 		"louter_redact {\n x\n}": false,
 	} {
-		err := RedactFilter{}.UnmarshalCaddyfile(caddyfile.NewTestDispenser(in))
+		err := Redact{}.UnmarshalCaddyfile(caddyfile.NewTestDispenser(in))
 		if (err == nil) != ok {
 			t.Errorf("%q: %v", in, err)
 		}
