@@ -1,8 +1,9 @@
 // Package louter plugs louter's modules into Caddy. louter lets any coding
 // agent talk to any LLM backend: it translates requests, responses and live
-// streams between four LLM wire protocols (Anthropic Messages, OpenAI Chat
-// Completions, OpenAI Responses, Gemini generateContent) inside Caddy, in
-// front of the stock reverse_proxy.
+// streams between the LLM wire protocols (Anthropic Messages, OpenAI Chat
+// Completions, OpenAI Responses, Gemini generateContent and Interactions,
+// and the cloud forms of these on AWS Bedrock, Google Vertex AI and Azure)
+// inside Caddy, in front of the stock reverse_proxy.
 //
 // This package holds no code: importing it registers the modules, which is
 // what building Caddy with it does (from a checkout, ./xcaddy.sh build, or

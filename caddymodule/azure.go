@@ -24,7 +24,7 @@ import (
 //     "model"). The backend's azure settings choose: an api_version means
 //     the classic API.
 //   - The key goes in an api-key header, or an Entra ID bearer token
-//     replaces it (the auth azure module, auth_azure.go).
+//     replaces it (the auth azure module, package auth/azure).
 //   - Content filtering: a filtered answer ends with finish_reason
 //     content_filter (a refusal in the IR), a filtered prompt is a 400
 //     with error.code content_filter, and streams carry chunks with empty
@@ -153,4 +153,13 @@ func unmarshalAzure(d *caddyfile.Dispenser) (*AzureSettings, error) {
 		}
 	}
 	return a, nil
+}
+
+// checkAzureSettings refuses azure settings on a backend of a protocol that
+// does not read them (Validate), rather than ignoring them.
+func checkAzureSettings(b *Backend) error {
+	if b.Azure != nil && b.Protocol != translate.ProtocolAzureOpenAIChat && b.Protocol != translate.ProtocolAzureOpenAIResponses {
+		return fmt.Errorf("azure settings apply to azure_openai and azure_openai_responses backends only, not %q", b.Protocol)
+	}
+	return nil
 }

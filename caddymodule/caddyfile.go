@@ -34,7 +34,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 	return l, nil
 }
 
-// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax
+// (docs/configuration.md has every setting; a block marked "see X" is
+// parsed by X's own unmarshaler):
 //
 //	louter [<matcher>] {
 //	    max_request_body    <size>
@@ -47,13 +49,21 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    first_byte_timeout  <duration>|off
 //	    list_models_timeout <duration>|off
 //	    backend <name> {
-//	        protocol         anthropic|openai_chat|openai_responses|gemini
-//	        api_key          <key>
+//	        protocol            anthropic|openai_chat|openai_responses|gemini|gemini_interactions|
+//	                            bedrock|bedrock_converse|vertex_anthropic|vertex_gemini|
+//	                            azure_openai|azure_openai_responses
+//	        api_key             <key>
 //	        pass_client_auth
-//	        forward_headers  <header...>
-//	        base_path        <path>
-//	        max_tokens       <n>
-//	        list_models      passthrough
+//	        auth <method> {...}          see the auth modules (BackendAuth)
+//	        forward_headers     <header...>
+//	        base_path           <path>
+//	        max_tokens          <n>
+//	        anthropic_version   <version>
+//	        drop_betas          <beta...>
+//	        server_tools        auto|<policy>
+//	        keep_billing_header
+//	        context_management  <mode>
+//	        list_models         passthrough
 //	        dialect [{
 //	            tool_calls           auto|native|hermes|qwen3_coder
 //	            reasoning            auto|fields|think|harmony
@@ -64,15 +74,22 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	            keep_tool_ids
 //	            max_tool_name_length <n>
 //	        }]
+//	        vertex {...}                 see unmarshalVertex (vertex.go)
+//	        azure {...}                  see unmarshalAzure (azure.go)
 //	        reverse_proxy    [<upstreams...>] {
 //	            <reverse_proxy subdirectives...>
 //	        }
 //	    }
 //	    model <pattern> <backend> [<rename>] [{
 //	        list     <model...>
+//	        alias    <name...>
 //	        fallback <backend> [<rename>]
 //	        when     <test> [and <test>...] <backend> [<rename>]
+//	        requests|tokens|concurrent|budget|budget_alert ...   see Limits
 //	    }]
+//	    client|identity|price|redis|managed_keys|alert_webhook ...   see ClientAccess
+//	    record {...}                     see record_config.go
+//	    stored_responses {...}           see stateful_caddyfile.go
 //	}
 //
 // backend may appear any number of times, each with its own name; protocol

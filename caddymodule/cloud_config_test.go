@@ -79,13 +79,13 @@ func TestConfigureCloudBackends(t *testing.T) {
 // TestCloudSettingsMisplaced: vertex or azure settings on another
 // protocol's backend are refused, not ignored.
 func TestCloudSettingsMisplaced(t *testing.T) {
-	if err := checkCloudSettings(&Backend{Protocol: "anthropic", Vertex: &VertexSettings{}}); err == nil || !strings.Contains(err.Error(), "vertex settings apply to") {
+	if err := checkVertexSettings(&Backend{Protocol: "anthropic", Vertex: &VertexSettings{}}); err == nil || !strings.Contains(err.Error(), "vertex settings apply to") {
 		t.Errorf("vertex on anthropic: %v", err)
 	}
-	if err := checkCloudSettings(&Backend{Protocol: translate.ProtocolVertexGemini, Azure: &AzureSettings{}}); err == nil || !strings.Contains(err.Error(), "azure settings apply to") {
+	if err := checkAzureSettings(&Backend{Protocol: translate.ProtocolVertexGemini, Azure: &AzureSettings{}}); err == nil || !strings.Contains(err.Error(), "azure settings apply to") {
 		t.Errorf("azure on vertex_gemini: %v", err)
 	}
-	if err := checkCloudSettings(&Backend{Protocol: translate.ProtocolAzureOpenAIChat, Azure: &AzureSettings{}}); err != nil {
+	if err := checkAzureSettings(&Backend{Protocol: translate.ProtocolAzureOpenAIChat, Azure: &AzureSettings{}}); err != nil {
 		t.Errorf("azure on azure_openai: %v", err)
 	}
 }

@@ -14,10 +14,14 @@ import (
 // TLS and header rules work as they do anywhere else in Caddy.
 type Backend struct {
 	// The wire protocol the backend speaks: "anthropic" (Messages API),
-	// "openai_chat" (Chat Completions), "openai_responses" (Responses API)
-	// or "gemini" (generateContent). Requests from clients speaking another
-	// protocol are translated; requests in the same protocol pass through
-	// untouched except for the model rename and max_tokens cap.
+	// "openai_chat" (Chat Completions), "openai_responses" (Responses API),
+	// "gemini" (generateContent), "gemini_interactions" (Interactions),
+	// "bedrock" (InvokeModel), "bedrock_converse" (Converse),
+	// "vertex_anthropic", "vertex_gemini", "azure_openai" or
+	// "azure_openai_responses" (docs/backends.md, docs/cloud-bedrock.md, docs/cloud-vertex-azure.md). Requests
+	// from clients speaking another protocol are translated; requests in
+	// the same protocol pass through untouched except for the model rename
+	// and max_tokens cap.
 	Protocol translate.Protocol `json:"protocol"`
 
 	// How an OpenAI-compatible server (llama-server, vLLM, Ollama, SGLang,

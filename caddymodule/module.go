@@ -32,6 +32,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/translate"
 )
 
@@ -311,7 +312,7 @@ func (l *Louter) Validate() error {
 		errs = append(errs, fmt.Errorf("unknown_paths %q: want %s or %s", l.UnknownPaths, unknownPathsNext, unknownPathsNotFound))
 	}
 	for _, fh := range l.ForwardHeaders {
-		if isCredentialHeader(fh) {
+		if redact.IsCredentialHeader(fh) {
 			errs = append(errs, fmt.Errorf("forward_headers cannot pass %s, a credential header (use pass_client_auth)", fh))
 		}
 	}
@@ -329,7 +330,7 @@ func (l *Louter) Validate() error {
 			errs = append(errs, fmt.Errorf("backend %q: no upstream handler (e.g. \"upstream\": {\"handler\": \"reverse_proxy\", ...})", name))
 		}
 		for _, fh := range b.ForwardHeaders {
-			if isCredentialHeader(fh) {
+			if redact.IsCredentialHeader(fh) {
 				errs = append(errs, fmt.Errorf("backend %q: forward_headers cannot pass %s, a credential header (use pass_client_auth)", name, fh))
 			}
 		}
@@ -341,8 +342,10 @@ func (l *Louter) Validate() error {
 		if !translate.KnownServerToolPolicy(b.ServerTools) {
 			errs = append(errs, fmt.Errorf("backend %q: server_tools %q: want auto, reject, drop or none", name, b.ServerTools))
 		}
-		if err := checkCloudSettings(b); err != nil { // vertex.go
-			errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
+		for _, check := range []func(*Backend) error{checkVertexSettings, checkAzureSettings} { // vertex.go, azure.go
+			if err := check(b); err != nil {
+				errs = append(errs, fmt.Errorf("backend %q: %w", name, err))
+			}
 		}
 		if b.Dialect != nil {
 			if !takesDialect(b.Protocol) {

@@ -29,7 +29,7 @@ import (
 //     anthropic_version "vertex-2023-10-16" (the vertex_anthropic codec,
 //     translate/cloud_codecs.go).
 //   - Authentication is an OAuth2 access token from Google's credentials
-//     (the auth google module, auth_google.go), not an API key; Gemini's
+//     (the auth google module, package auth/google), not an API key; Gemini's
 //     express mode alone takes an API key, at /v1beta1/publishers/google
 //     without project or location.
 //
@@ -237,16 +237,11 @@ func unmarshalVertex(d *caddyfile.Dispenser) (*VertexSettings, error) {
 	return v, nil
 }
 
-// checkCloudSettings refuses vertex or azure settings on a backend of a
-// protocol that does not read them (Validate), rather than ignoring them.
-func checkCloudSettings(b *Backend) error {
-	vertex := b.Protocol == translate.ProtocolVertexAnthropic || b.Protocol == translate.ProtocolVertexGemini
-	azure := b.Protocol == translate.ProtocolAzureOpenAIChat || b.Protocol == translate.ProtocolAzureOpenAIResponses
-	switch {
-	case b.Vertex != nil && !vertex:
+// checkVertexSettings refuses vertex settings on a backend of a protocol
+// that does not read them (Validate), rather than ignoring them.
+func checkVertexSettings(b *Backend) error {
+	if b.Vertex != nil && b.Protocol != translate.ProtocolVertexAnthropic && b.Protocol != translate.ProtocolVertexGemini {
 		return fmt.Errorf("vertex settings apply to vertex_anthropic and vertex_gemini backends only, not %q", b.Protocol)
-	case b.Azure != nil && !azure:
-		return fmt.Errorf("azure settings apply to azure_openai and azure_openai_responses backends only, not %q", b.Protocol)
 	}
 	return nil
 }

@@ -1,7 +1,5 @@
 package translate
 
-import ()
-
 // anthropicCodec translates the Anthropic Messages API
 // (POST /v1/messages) to and from the IR. It is stateless; stream state
 // lives in the decoder and encoder values it creates.
