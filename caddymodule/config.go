@@ -51,7 +51,11 @@ type Backend struct {
 	// backend's protocol, the credential headers of that protocol go on as
 	// the client sent them (a ?key= moves into the protocol's header).
 	// api_key, if set, is sent only when the client sent no key. Either
-	// way the key is added below reverse_proxy's logs.
+	// way the key is added below reverse_proxy's logs. On an
+	// openai_responses backend it also lets a previous_response_id or
+	// conversation louter does not hold for the client go to the backend,
+	// whose own isolation then applies; without it they are louter's
+	// (docs/stored-responses.md, Isolation).
 	PassClientAuth bool `json:"pass_client_auth,omitempty"`
 
 	// More client request headers to send to the backend, beyond those

@@ -566,11 +566,17 @@ func TestIntegrationResponsesErrors(t *testing.T) {
 		if n := len(e.backendRequests()); n != 0 {
 			t.Errorf("the refused request reached a backend (%d requests)", n)
 		}
-		// A Responses backend gets it untouched.
+		// Nor does a Responses backend under its own key, for which every
+		// client is one: an id louter does not hold for this client is
+		// not asked of it (with pass_client_auth it is, see
+		// integration_stateful_chain_test.go).
 		resp = post(t, e.louter+"/v1/responses", `{"model":"resp-native-1","input":"hi","previous_response_id":"resp_123"}`)
-		resp.Body.Close()
-		if got := e.onlyBackendRequest(); got.Get("body.previous_response_id").Str != "resp_123" || got.Get("headers.Authorization").Str != "Bearer resp-backend-key" {
-			t.Errorf("passthrough: %s", got.Raw)
+		raw, _ = io.ReadAll(resp.Body)
+		if resp.StatusCode != 400 || gjson.GetBytes(raw, "error.code").Str != "previous_response_not_found" {
+			t.Errorf("passthrough: %d %s", resp.StatusCode, raw)
+		}
+		if n := len(e.backendRequests()); n != 0 {
+			t.Errorf("an unknown id reached the Responses backend (%d requests)", n)
 		}
 	})
 }

@@ -32,7 +32,9 @@ import (
 //     request's input (stateful_turn.go), so a stateless backend gets the
 //     whole history. A Responses backend that kept the previous turn
 //     itself (passthrough, store true, the same backend) gets the id
-//     untouched, and uses its own state.
+//     untouched, and uses its own state; an id louter does not hold goes
+//     to it only when it authenticates the client itself, and DELETE
+//     reaches it too (stateful_delete.go).
 //   - GET and DELETE /v1/responses/{id}, GET .../input_items, POST
 //     /v1/responses/compact (stored_endpoints.go, stateful_compact.go),
 //     and the Responses WebSocket (responses_ws.go).

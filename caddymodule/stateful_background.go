@@ -134,12 +134,22 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 	}
 	prev := res[1].Str
 	passthrough := route.backend.passesThrough(protocol)
-	if prev != "" && !passthrough { // a Responses backend may know ids louter does not
+	if prev != "" {
 		if _, err := s.turn(r.Context(), owner, prev, api); err != nil {
-			if errors.Is(err, state.ErrNotFound) {
+			if !errors.Is(err, state.ErrNotFound) {
+				return l.reject(w, codec, storeUnavailable(err))
+			}
+			// A Responses backend may know ids louter does not, when it
+			// knows the client (stateful_delete.go).
+			fwd := false
+			if passthrough {
+				if fwd, err = s.forwardsUnknown(r.Context(), r, owner, prev, route.backend); err != nil {
+					return l.reject(w, codec, storeUnavailable(err))
+				}
+			}
+			if !fwd {
 				return l.reject(w, codec, api.notFound(prev))
 			}
-			return l.reject(w, codec, storeUnavailable(err))
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(r.Context()), bgIDKey{}, id), s.bgTimeout)
@@ -251,9 +261,13 @@ func backgroundID(r *http.Request) string {
 }
 
 // cancelledBackground reports whether the background turn id of owner has
-// been cancelled (its result is then not stored).
+// been cancelled or deleted (its result is then not stored: it would bring
+// a deleted turn back).
 func (s *stateStore) cancelledBackground(ctx context.Context, owner, id string, api *statefulAPI) bool {
 	st, err := s.turn(ctx, owner, id, api)
+	if errors.Is(err, state.ErrNotFound) {
+		return s.deletedTurn(ctx, owner, id)
+	}
 	return err == nil && gjson.GetBytes(st.Response, "status").Str == "cancelled"
 }
 

@@ -27,6 +27,11 @@ type storedTurn struct {
 	// passthrough, store true), so a continuation on the same backend
 	// may pass previous_response_id to it.
 	Kept bool `json:"kept,omitempty"`
+	// Held: the backend was sent the turn with store true and answered
+	// it under this id (a Responses backend, passthrough, not in the
+	// background), so it holds a copy, Kept or not: DELETE deletes it
+	// there too (stateful_delete.go).
+	Held bool `json:"held,omitempty"`
 	// Input is this turn's own input items, as the client sent them (the
 	// chain's earlier items are in the earlier records).
 	Input json.RawMessage `json:"input"`
@@ -52,6 +57,9 @@ type stateTurn struct {
 	input   []byte // this turn's items, as the client sent them (a JSON array)
 	backend string
 	kept    bool // the backend keeps the turn itself
+	// passthrough: the backend speaks the client's protocol, and gets
+	// store as the client sent it.
+	passthrough bool
 	// passPrev: previous_response_id goes to the backend, which keeps
 	// the chain (a Responses backend, passthrough).
 	passPrev bool
@@ -132,7 +140,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
 	}
-	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, body: body, bgID: backgroundID(r)}
+	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, passthrough: passthrough, body: body, bgID: backgroundID(r)}
 	t.input = api.items(res[4])
 	ctx := r.Context()
 
@@ -144,8 +152,16 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		switch {
 		case errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrChainTooLong):
 			if passthrough {
-				t.kept, t.passPrev = keep, true // the backend's own id, perhaps: it decides
-				break
+				// The backend's own id, perhaps: it decides, if it
+				// knows the client (stateful_delete.go).
+				fwd, err := s.forwardsUnknown(ctx, r, t.owner, prev, b)
+				if err != nil {
+					return nil, storeUnavailable(err)
+				}
+				if fwd {
+					t.kept, t.passPrev = keep, true
+					break
+				}
 			}
 			if c := s.logger.Check(zap.DebugLevel, "previous response not found"); c != nil {
 				c.Write(zap.Bool("websocket", sock != nil))
@@ -168,8 +184,12 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.name))
 			}
 		}
-	case conv != "" && !passthrough: // a Responses backend owns its conversations
-		t.conv = conv
+	case conv != "" && (!passthrough || !clientAuthenticates(r, b)):
+		// louter keeps the conversation, but on a Responses backend that
+		// authenticates the client itself, which owns its conversations:
+		// under the backend's one key, a conversation there would be
+		// every client's (stateful_delete.go).
+		t.conv, rewrite = conv, true
 		ptr, err := t.s.store.Get(ctx, t.owner, convPrefix+conv)
 		switch {
 		case errors.Is(err, state.ErrNotFound):
@@ -221,6 +241,11 @@ func (t *stateTurn) echoPrevious() string {
 func (t *stateTurn) chain(ctx context.Context, id string) ([]state.Record, error) {
 	if t.sock != nil {
 		if c, err := t.sock.mem.Chain(ctx, t.owner, id, 0); err == nil {
+			// A stored turn the socket remembers may have been deleted
+			// since, through another connection.
+			if gjson.GetBytes(c[len(c)-1].Data, "response.store").Type == gjson.True && t.s.deletedTurn(ctx, t.owner, id) {
+				return nil, state.ErrNotFound
+			}
 			return c, nil
 		}
 	}
@@ -345,10 +370,10 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 	if !t.passPrev {
 		out, _ = sjson.DeleteBytes(out, t.api.prev)
 	}
+	if t.api.conversations && (!passthrough || t.conv != "") { // louter keeps the conversation
+		out, _ = sjson.DeleteBytes(out, "conversation")
+	}
 	if !passthrough {
-		if t.api.conversations {
-			out, _ = sjson.DeleteBytes(out, "conversation")
-		}
 		out, _ = sjson.DeleteBytes(out, "store")
 	}
 	return out, nil
@@ -418,7 +443,8 @@ func (t *stateTurn) save(ctx context.Context) {
 		obj, _ = sjson.SetBytes(obj, t.api.prev, t.prev)
 	}
 	obj, _ = sjson.SetBytes(obj, "store", t.keep)
-	data, err := json.Marshal(storedTurn{Backend: t.backend, Kept: t.kept, Input: t.input, Response: obj})
+	held := t.passthrough && t.keep && t.bgID == ""
+	data, err := json.Marshal(storedTurn{Backend: t.backend, Kept: t.kept, Held: held, Input: t.input, Response: obj})
 	if err != nil {
 		return
 	}

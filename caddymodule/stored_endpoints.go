@@ -47,10 +47,7 @@ func (l *Louter) serveStoredResponse(w http.ResponseWriter, r *http.Request, cod
 	}
 	owner, ctx := stateOwner(r), r.Context()
 	if want == http.MethodDelete {
-		if err := l.state.deleteTurn(ctx, owner, id, api); err != nil {
-			return l.reject(w, codec, storedError(err, id))
-		}
-		return writeRawJSON(w, http.StatusOK, fmt.Appendf(nil, `{"id":%s,"object":"response","deleted":true}`, strconv.Quote(id)))
+		return l.deleteStoredResponse(w, r, codec, api, id) // stateful_delete.go
 	}
 	st, err := l.state.turn(ctx, owner, id, api)
 	if err != nil {

@@ -25,12 +25,18 @@ import (
 // and returns their ports (louter, mock, louter, mock) and a client call
 // with a key (both APIs take it as a bearer token) and a mock scenario.
 func storedPair(t *testing.T, srv *testredis.Server, name string) ([]int, func(method string, port int, path, key, body, scenario string) (int, gjson.Result)) {
+	return storedPairWith(t, srv, name, storedInstanceConfig)
+}
+
+// storedPairWith is storedPair with another configuration, with the same
+// placeholders.
+func storedPairWith(t *testing.T, srv *testredis.Server, name, config string) ([]int, func(method string, port int, path, key, body, scenario string) (int, gjson.Result)) {
 	ports := testcaddy.FreePorts(t, 4)
 	for i := range 2 {
 		startCaddyProcess(t, strings.NewReplacer(
 			"{REDIS}", srv.Addr, "{ALICE}", sha256Hex("alice-key"), "{MALLORY}", sha256Hex("mallory-key"),
 			"{PORT}", fmt.Sprint(ports[2*i]), "{MOCK}", fmt.Sprint(ports[2*i+1]), "{NAME}", fmt.Sprintf("%s-%d", name, i),
-		).Replace(storedInstanceConfig))
+		).Replace(config))
 	}
 	for _, p := range ports {
 		testcaddy.WaitListening(t, p)

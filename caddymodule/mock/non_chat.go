@@ -19,7 +19,10 @@ import (
 //   - POST .../v1/embeddings: one 3-dimensional embedding per input;
 //   - POST .../v1/completions: OpenAI's legacy text completion (used for
 //     fill-in-the-middle), streamed when asked, naming the prompt and the
-//     suffix it got.
+//     suffix it got;
+//   - DELETE .../v1/responses/{id}: the Responses API's deletion answer,
+//     {"id","object":"response","deleted":true} (the mock keeps no
+//     responses: every id is deleted).
 //
 // Each request is journaled like a chat call, with an empty protocol.
 
@@ -36,10 +39,22 @@ func (m *Mock) serveNonChat(w http.ResponseWriter, r *http.Request) bool {
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/v1/completions"):
 		body := m.readJournaled(r)
 		m.serveCompletion(w, r, body)
+	case r.Method == http.MethodDelete && storedResponseID(path) != "":
+		m.journal.record("", r, nil)
+		writeJSONBody(w, map[string]any{"id": storedResponseID(path), "object": "response", "deleted": true})
 	default:
 		return false
 	}
 	return true
+}
+
+// storedResponseID is the id of a path .../v1/responses/{id}, or "".
+func storedResponseID(path string) string {
+	_, id, ok := strings.Cut(path, "/v1/responses/")
+	if !ok || strings.Contains(id, "/") {
+		return ""
+	}
+	return id
 }
 
 // readJournaled reads a request body and journals the request.

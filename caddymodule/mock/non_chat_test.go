@@ -20,6 +20,7 @@ func TestNonChatEndpoints(t *testing.T) {
 		{"GET", "/v1beta/models", "", nil, []string{"models.0.name=models/mock-model-a"}},
 		{"POST", "/v1/embeddings", `{"model":"e","input":["ab","abcd"]}`, nil, []string{"object=list", "data.1.index=1", "data.#=2", "model=e"}},
 		{"POST", "/v1/completions", `{"model":"c","prompt":"def f(","suffix":"return"}`, nil, []string{"object=text_completion", `choices.0.text=completion of "def f(" before "return"`}},
+		{"DELETE", "/v1/responses/resp_x", "", nil, []string{"id=resp_x", "object=response", "deleted=true"}},
 	}
 	for _, tt := range tests {
 		w := serve(t, m, newRequest(tt.method, tt.path, tt.body, tt.header...))

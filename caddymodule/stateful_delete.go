@@ -1,0 +1,158 @@
+package caddymodule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/state"
+	"github.com/louter/louter/translate"
+)
+
+// Which response ids a Responses backend (passthrough) may be handed, and
+// what DELETE does to a turn the backend holds too.
+//
+//   - A Responses backend keeps turns of its own, under the credential it
+//     was called with. With the backend's one api_key that is every
+//     client's: an id louter does not hold for this client goes to the
+//     backend only when the backend authenticates the client itself
+//     (pass_client_auth, the client presenting a credential), so that the
+//     backend's own isolation answers for it. Otherwise it is the API's
+//     not-found, as an id that never existed.
+//   - DELETE leaves a tombstone, a record of the same owner under
+//     deletedPrefix+id with the store's TTL and bounds, before the turn
+//     goes: an id louter no longer holds is then not mistaken for one of
+//     the backend's, on this instance or on another sharing the store.
+//   - A conversation likewise: under the backend's own key louter keeps
+//     it, as on any other backend (stateful_turn.go).
+//   - A turn the backend holds (storedTurn.Held or Kept) is deleted there
+//     too, through the backend's upstream with its credentials, as louter
+//     calls it for a chat request. The local deletion holds whatever the
+//     backend answers; a failure is logged.
+
+// deletedPrefix starts the id of a deleted turn's tombstone: no data, the
+// owner's, for as long as a record lives.
+const deletedPrefix = "deleted:"
+
+// maxBackendDeleteBytes bounds the backend's answer to a DELETE.
+const maxBackendDeleteBytes = 64 << 10
+
+// backendDeleteTimeout bounds the DELETE sent to a backend.
+const backendDeleteTimeout = 10 * time.Second
+
+// deleteStoredResponse answers DELETE /v1/responses/{id}.
+func (l *Louter) deleteStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, id string) error {
+	s, owner, ctx := l.state, stateOwner(r), r.Context()
+	st, err := s.turn(ctx, owner, id, api)
+	if err != nil {
+		return l.reject(w, codec, storedError(err, id))
+	}
+	// The tombstone first: there is no moment at which the id is neither
+	// held nor known to be deleted.
+	if err := s.store.Put(ctx, state.Record{ID: deletedPrefix + id, Owner: owner, Created: time.Now()}); err != nil {
+		return l.reject(w, codec, storeUnavailable(err))
+	}
+	if err := s.store.Delete(ctx, owner, id); err != nil {
+		return l.reject(w, codec, storedError(err, id))
+	}
+	s.bg.cancel(owner, id) // a background turn still running here: its result has nowhere to go
+	if st.Held || st.Kept {
+		l.deleteAtBackend(r, st.Backend, id)
+	}
+	return writeRawJSON(w, http.StatusOK, fmt.Appendf(nil, `{"id":%s,"object":"response","deleted":true}`, strconv.Quote(id)))
+}
+
+// deleteAtBackend sends DELETE {base_path}/responses/{id} to the backend
+// that holds the turn, through its upstream handler, built afresh as
+// fetchBackendModels builds its request: none of the client's headers but
+// its credential when the backend takes the client's own
+// (pass_client_auth), the backend's key otherwise. It waits for the answer
+// (bounded), so that a continuation sent after the client's DELETE was
+// answered finds the backend's copy gone too.
+func (l *Louter) deleteAtBackend(r *http.Request, backend, id string) {
+	b := l.Backends[backend]
+	if b == nil || b.Protocol != translate.ProtocolOpenAIResponses {
+		return // the configuration changed since: nothing to address
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), backendDeleteTimeout)
+	defer cancel()
+	proto := rowOf(b.Protocol)
+	req := r.Clone(ctx) // Caddy's context: the replacer and vars reverse_proxy needs
+	req.Method = http.MethodDelete
+	req.Body, req.GetBody, req.ContentLength, req.TransferEncoding = http.NoBody, nil, 0, nil
+	req.Header = http.Header{"Accept": {"application/json"}}
+	var cred http.Header
+	if b.PassClientAuth {
+		cred = takeClientCredentials(r.Header.Clone(), b.Protocol, queryCredential(r.URL.RawQuery))
+	}
+	if !hasKeyHeader(cred) && b.apiKey != "" {
+		cred = make(http.Header, 1)
+		proto.setKey(cred, b.apiKey)
+	}
+	proto.prepareRequest(req.Header)
+	endpoint := proto.endpoint
+	if b.endpoint != nil {
+		endpoint = b.endpoint
+	}
+	path, query := endpoint("", false)
+	setBackendPath(req.URL, b.basePath, path+"/"+url.PathEscape(id))
+	req.URL.RawQuery = query
+	req.RequestURI = req.URL.RequestURI()
+
+	rec, err := callBackend(b, b.attachCredential(req, cred), maxBackendDeleteBytes)
+	switch {
+	case err != nil:
+		l.logger.Warn("deleting a response at its backend failed; louter's copy is deleted", zap.String("backend", backend), zap.String("id", id), zap.Error(err))
+	case rec.status == http.StatusNotFound:
+		// Gone there already (expired, or deleted by another path).
+		l.logger.Debug("the backend no longer held the deleted response", zap.String("backend", backend), zap.String("id", id))
+	case rec.status/100 != 2:
+		// The body is not logged: an error body may echo the key.
+		l.logger.Warn("deleting a response at its backend failed; louter's copy is deleted", zap.String("backend", backend), zap.String("id", id), zap.Int("status", rec.status))
+	}
+}
+
+// forwardsUnknown reports whether a continuation of id, which louter does
+// not hold as a whole chain for owner, may go to the Responses backend b
+// as one of the backend's own ids: only when b authenticates the client
+// itself, and id is neither a turn of owner's (whose chain broke: a turn
+// of it deleted, expired or evicted) nor one owner deleted.
+func (s *stateStore) forwardsUnknown(ctx context.Context, r *http.Request, owner, id string, b *Backend) (bool, error) {
+	if !clientAuthenticates(r, b) {
+		return false, nil
+	}
+	for _, k := range []string{id, deletedPrefix + id} {
+		_, err := s.store.Get(ctx, owner, k)
+		switch {
+		case err == nil:
+			return false, nil
+		case !errors.Is(err, state.ErrNotFound):
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// clientAuthenticates reports whether b authenticates the client of r
+// itself: pass_client_auth, and a credential of the client's that goes to
+// the backend in place of its api_key (as rewriteRequest sends it to a
+// backend of the client's protocol).
+func clientAuthenticates(r *http.Request, b *Backend) bool {
+	if !b.PassClientAuth {
+		return false
+	}
+	return hasKeyHeader(takeClientCredentials(r.Header.Clone(), b.Protocol, queryCredential(r.URL.RawQuery)))
+}
+
+// deletedTurn reports whether owner deleted the turn id (its tombstone is
+// still held).
+func (s *stateStore) deletedTurn(ctx context.Context, owner, id string) bool {
+	_, err := s.store.Get(ctx, owner, deletedPrefix+id)
+	return err == nil
+}
