@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -89,9 +90,9 @@ func (l *Louter) deleteAtBackend(r *http.Request, backend, id string) {
 	req.Header = http.Header{"Accept": {"application/json"}}
 	var cred http.Header
 	if b.PassClientAuth {
-		cred = takeClientCredentials(r.Header.Clone(), b.Protocol, queryCredential(r.URL.RawQuery))
+		cred = takeClientCredentials(r.Header.Clone(), b.Protocol, redact.QueryCredential(r.URL.RawQuery))
 	}
-	if !hasKeyHeader(cred) && b.apiKey != "" {
+	if !redact.HasKeyHeader(cred) && b.apiKey != "" {
 		cred = make(http.Header, 1)
 		proto.setKey(cred, b.apiKey)
 	}
@@ -147,7 +148,7 @@ func clientAuthenticates(r *http.Request, b *Backend) bool {
 	if !b.PassClientAuth {
 		return false
 	}
-	return hasKeyHeader(takeClientCredentials(r.Header.Clone(), b.Protocol, queryCredential(r.URL.RawQuery)))
+	return redact.HasKeyHeader(takeClientCredentials(r.Header.Clone(), b.Protocol, redact.QueryCredential(r.URL.RawQuery)))
 }
 
 // deletedTurn reports whether owner deleted the turn id (its tombstone is
