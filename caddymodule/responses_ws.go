@@ -38,7 +38,8 @@ import (
 //     websocket_max_bytes, and all sockets' by websocket_total_bytes:
 //     responses_ws_budget.go) or a stored one of the same client.
 //   - A client has at most websocket_max_per_client sockets open; one
-//     more upgrade gets 429.
+//     more upgrade gets 429. Each frame is authenticated again: a key
+//     revoked since ends the session (responses_ws_recheck.go).
 //   - Turns run one at a time, in order; frames that arrive meanwhile
 //     wait. louter pings every websocket_ping_interval (30s) and closes
 //     a socket whose pong does not come within it; it ends a session at
@@ -123,8 +124,9 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 	}
 
 	out := &wsEventWriter{send: func(p []byte) error { return c.Write(ctx, websocket.MessageText, p) }}
-	for data := range msgs {
-		l.serveFrame(ctx, r, sess, out, data)
+	if end := l.serveFrames(ctx, r, req.protocol, codec, sess, out, msgs); end != nil { // responses_ws_recheck.go
+		_ = c.Close(end.code, end.reason)
+		return nil
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
 		// The session's age is up: say so, so the client reconnects.

@@ -133,6 +133,10 @@ type stateStore struct {
 	bgTimeout time.Duration
 	release   func()
 	logger    *zap.Logger
+	// retired is done once the handler is cleaned up (a config reload):
+	// its WebSocket sessions, which outlive it, then end (responses_ws.go).
+	retired context.Context
+	retire  context.CancelFunc
 	// dropWarned: websocket_total_bytes has dropped sessions' turns, and
 	// that was logged as a warning; later drops are logged at debug.
 	dropWarned atomic.Bool
@@ -176,6 +180,7 @@ func (l *Louter) provisionState() error {
 		bgTimeout: time.Duration(c.BackgroundTimeout),
 		logger:    l.logger,
 	}
+	s.retired, s.retire = context.WithCancel(context.Background())
 	if s.bgMax == 0 {
 		s.bgMax = 4
 	}
@@ -235,7 +240,11 @@ func (l *Louter) sharedRedis() (*limits.RedisStore, func(context.Context, func()
 }
 
 func (s *stateStore) close() {
-	if s != nil && s.release != nil {
+	if s == nil {
+		return
+	}
+	s.retire()
+	if s.release != nil {
 		s.release()
 	}
 }
