@@ -22,8 +22,8 @@ import (
 //     the new ones (the limits themselves are applied per turn, by the
 //     chat path);
 //   - a session whose handler was cleaned up (its config reloaded or
-//     stopped; the hijacked connection outlived it) is ended at once, idle
-//     or at its next frame once the running turn is done, with a
+//     stopped; the hijacked connection outlived it) is ended at once when
+//     idle, else as soon as its running turn is done, with a
 //     websocket_connection_limit_reached error frame (1012, service
 //     restart): Codex reconnects, and the new socket is authenticated by
 //     the config now in force, which may no longer know its key.
