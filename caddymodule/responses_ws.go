@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -34,7 +35,11 @@ import (
 //     "error":{...}}.
 //   - previous_response_id names a turn of this socket (kept in the
 //     session's memory even with store false, bounded by
-//     websocket_max_bytes) or a stored one of the same client.
+//     websocket_max_bytes, and all sockets' by websocket_total_bytes:
+//     responses_ws_budget.go) or a stored one of the same client.
+//   - A client has at most websocket_max_per_client sockets open; one
+//     more upgrade gets 429. Each frame is authenticated again: a key
+//     revoked since ends the session (responses_ws_recheck.go).
 //   - Turns run one at a time, in order; frames that arrive meanwhile
 //     wait. louter pings every websocket_ping_interval (30s) and closes
 //     a socket whose pong does not come within it; it ends a session at
@@ -48,7 +53,7 @@ import (
 
 // wsSession is one socket's state.
 type wsSession struct {
-	mem *state.Memory // the socket's own turns
+	mem *socketMemory // the socket's own turns (responses_ws_budget.go)
 }
 
 type socketCtxKey struct{}
@@ -72,6 +77,13 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 		w.Header().Set("Connection", "close")
 		return writeRawJSON(w, http.StatusUpgradeRequired, []byte(wsRefusal))
 	}
+	mem, open := wsSockets.open(stateOwner(r), s.wsMaxOpen, s.wsBytes, s.wsTotal, s.wsMaxAge) // responses_ws_budget.go
+	if mem == nil {
+		return l.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Code: "websocket_connection_limit_reached",
+			Message: fmt.Sprintf("louter: this client has %d Responses WebSocket sessions open, the most websocket_max_per_client allows; close one, or use HTTP POST /v1/responses", open)})
+	}
+	defer mem.close()
+	mem.onDrop = s.droppedSocketTurns
 	// The server's read and write timeouts are for requests, not for a
 	// session that lasts up to websocket_max_age: the deadlines they set
 	// on the connection would outlive the hijack.
@@ -83,7 +95,7 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 		return nil // Accept answered the client
 	}
 	c.SetReadLimit(l.MaxRequestBody)
-	sess := &wsSession{mem: &state.Memory{MaxBytes: s.wsBytes, TTL: s.wsMaxAge}}
+	sess := &wsSession{mem: mem}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), socketCtxKey{}, sess), s.wsMaxAge)
 	defer cancel()
 
@@ -112,8 +124,9 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 	}
 
 	out := &wsEventWriter{send: func(p []byte) error { return c.Write(ctx, websocket.MessageText, p) }}
-	for data := range msgs {
-		l.serveFrame(ctx, r, sess, out, data)
+	if end := l.serveFrames(ctx, r, req.protocol, codec, sess, out, msgs); end != nil { // responses_ws_recheck.go
+		_ = c.Close(end.code, end.reason)
+		return nil
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
 		// The session's age is up: say so, so the client reconnects.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -87,6 +88,24 @@ type StoredResponses struct {
 	// on the same socket). Default: 32 MiB.
 	WebSocketMaxBytes int64 `json:"websocket_max_bytes,omitempty"`
 
+	// The most bytes all WebSocket sessions of the process keep of their
+	// turns together, every louter handler and the sessions still open
+	// from configs since reloaded included. Past it, the turns of the
+	// least recently used sessions are dropped (whole: a continuation
+	// needs its chain), so the sessions in use keep theirs; a session
+	// whose turns were dropped stays open, and continuing one of them
+	// gets previous_response_not_found, on which Codex resends the whole
+	// conversation. A session keeps at most this much, whatever
+	// websocket_max_bytes says. Default: 512 MiB.
+	WebSocketTotalBytes int64 `json:"websocket_total_bytes,omitempty"`
+
+	// The most WebSocket sessions one client has open at once, in the
+	// process (without a key table every credential is a client of its
+	// own, and callers presenting none are one client); past it, the
+	// upgrade is refused with 429 naming websocket_max_per_client.
+	// Default: 16.
+	WebSocketMaxPerClient int `json:"websocket_max_per_client,omitempty"`
+
 	// The most background responses (background: true) one client runs
 	// at once; past it, 429. Default: 4.
 	BackgroundMaxPerClient int `json:"background_max_per_client,omitempty"`
@@ -109,12 +128,21 @@ type stateStore struct {
 	wsMaxAge  time.Duration
 	wsPing    time.Duration // 0: no pings
 	wsBytes   int64
+	wsTotal   int64          // websocket_total_bytes
+	wsMaxOpen int            // websocket_max_per_client
 	bg        backgroundRuns // stateful_background.go
 	bgMax     int            // per client
 	bgTotal   int
 	bgTimeout time.Duration
 	release   func()
 	logger    *zap.Logger
+	// retired is done once the handler is cleaned up (a config reload):
+	// its WebSocket sessions, which outlive it, then end (responses_ws.go).
+	retired context.Context
+	retire  context.CancelFunc
+	// dropWarned: websocket_total_bytes has dropped sessions' turns, and
+	// that was logged as a warning; later drops are logged at debug.
+	dropWarned atomic.Bool
 }
 
 // statePool shares the in-memory store across config reloads, keyed by its
@@ -139,7 +167,7 @@ func (l *Louter) provisionState() error {
 	if c.WebSocket != "" && c.WebSocket != "on" && c.WebSocket != "off" {
 		return fmt.Errorf("stored_responses: websocket must be on or off, not %q", c.WebSocket)
 	}
-	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 || c.BackgroundMaxPerClient < 0 || c.BackgroundMax < 0 || c.BackgroundTimeout < 0 {
+	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 || c.WebSocketTotalBytes < 0 || c.WebSocketMaxPerClient < 0 || c.BackgroundMaxPerClient < 0 || c.BackgroundMax < 0 || c.BackgroundTimeout < 0 {
 		return errors.New("stored_responses: limits must not be negative")
 	}
 	s := &stateStore{
@@ -148,11 +176,14 @@ func (l *Louter) provisionState() error {
 		wsMaxAge:  time.Duration(c.WebSocketMaxAge),
 		wsPing:    max(time.Duration(c.WebSocketPingInterval), 0),
 		wsBytes:   c.WebSocketMaxBytes,
+		wsTotal:   c.WebSocketTotalBytes,
+		wsMaxOpen: c.WebSocketMaxPerClient,
 		bgMax:     c.BackgroundMaxPerClient,
 		bgTotal:   c.BackgroundMax,
 		bgTimeout: time.Duration(c.BackgroundTimeout),
 		logger:    l.logger,
 	}
+	s.retired, s.retire = context.WithCancel(context.Background())
 	if s.bgMax == 0 {
 		s.bgMax = 4
 	}
@@ -173,6 +204,12 @@ func (l *Louter) provisionState() error {
 	}
 	if s.wsBytes == 0 {
 		s.wsBytes = 32 << 20
+	}
+	if s.wsTotal == 0 {
+		s.wsTotal = 512 << 20
+	}
+	if s.wsMaxOpen == 0 {
+		s.wsMaxOpen = 16
 	}
 	if rs, guard := l.sharedRedis(); rs != nil {
 		s.store = &state.Redis{Client: rs.Client, Prefix: rs.Prefix + "state:", TTL: s.ttl, Guard: guard}
@@ -206,7 +243,11 @@ func (l *Louter) sharedRedis() (*limits.RedisStore, func(context.Context, func()
 }
 
 func (s *stateStore) close() {
-	if s != nil && s.release != nil {
+	if s == nil {
+		return
+	}
+	s.retire()
+	if s.release != nil {
 		s.release()
 	}
 }

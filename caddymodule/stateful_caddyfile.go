@@ -15,6 +15,8 @@ import (
 //		websocket           on|off
 //		websocket_max_age   <duration>
 //		websocket_max_bytes <size>
+//		websocket_total_bytes <size>
+//		websocket_max_per_client <n>
 //		websocket_ping_interval <duration>|off
 //		background_max_per_client <n>
 //		background_max      <n>
@@ -41,25 +43,31 @@ func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
 			return d.ArgErr()
 		}
 		switch opt {
-		case "max_stored_bytes", "websocket_max_bytes":
+		case "max_stored_bytes", "websocket_max_bytes", "websocket_total_bytes":
 			n, err := parseByteSize(d, opt, v) // record_config.go
 			if err != nil {
 				return err
 			}
-			if opt == "max_stored_bytes" {
+			switch opt {
+			case "max_stored_bytes":
 				c.MaxStoredBytes = n
-			} else {
+			case "websocket_max_bytes":
 				c.WebSocketMaxBytes = n
+			default:
+				c.WebSocketTotalBytes = n
 			}
-		case "background_max_per_client", "background_max":
+		case "background_max_per_client", "background_max", "websocket_max_per_client":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
 				return d.Errf("invalid %s %q: a positive integer", opt, v)
 			}
-			if opt == "background_max" {
+			switch opt {
+			case "background_max":
 				c.BackgroundMax = n
-			} else {
+			case "background_max_per_client":
 				c.BackgroundMaxPerClient = n
+			default:
+				c.WebSocketMaxPerClient = n
 			}
 		case "ttl", "websocket_max_age", "background_timeout":
 			dur, err := caddy.ParseDuration(v)

@@ -19,6 +19,8 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 			websocket off
 			websocket_max_age 30m
 			websocket_max_bytes 8MiB
+			websocket_total_bytes 1GiB
+			websocket_max_per_client 4
 			websocket_ping_interval 15s
 			background_max_per_client 2
 			background_max 10
@@ -29,7 +31,7 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := StoredResponses{MaxStoredBytes: 64 << 20, TTL: caddy.Duration(6 * time.Hour), WebSocket: "off",
-		WebSocketMaxAge: caddy.Duration(30 * time.Minute), WebSocketMaxBytes: 8 << 20, WebSocketPingInterval: caddy.Duration(15 * time.Second),
+		WebSocketMaxAge: caddy.Duration(30 * time.Minute), WebSocketMaxBytes: 8 << 20, WebSocketTotalBytes: 1 << 30, WebSocketMaxPerClient: 4, WebSocketPingInterval: caddy.Duration(15 * time.Second),
 		BackgroundMaxPerClient: 2, BackgroundMax: 10, BackgroundTimeout: caddy.Duration(5 * time.Minute)}
 	if l.State == nil || *l.State != want {
 		t.Errorf("stored_responses = %+v, want %+v", l.State, want)
@@ -45,6 +47,8 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 		"louter {\n stored_responses {\n max_stored_bytes lots\n }\n}",
 		"louter {\n stored_responses {\n colour blue\n }\n}",
 		"louter {\n stored_responses {\n background_max_per_client 0\n }\n}",
+		"louter {\n stored_responses {\n websocket_max_per_client 0\n }\n}",
+		"louter {\n stored_responses {\n websocket_total_bytes none\n }\n}",
 		"louter {\n stored_responses {\n background_timeout soon\n }\n}",
 		"louter {\n stored_responses {\n websocket_ping_interval 0s\n }\n}",
 		"louter {\n stored_responses {\n websocket_ping_interval never\n }\n}",

@@ -1,0 +1,96 @@
+package caddymodule
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/coder/websocket"
+	"go.uber.org/zap"
+
+	"github.com/louter/louter/translate"
+)
+
+// A WebSocket session is authenticated at its upgrade, but it lives up to
+// websocket_max_age, and what HTTP checks on every request may change
+// meanwhile. So each frame is served as an HTTP request would be now:
+//
+//   - the client is resolved again from the upgrade's key before each
+//     frame (the key table's lookup, as authenticate does for every HTTP
+//     request): a key revoked or rotated through the keys API since gets
+//     the frame a 401 error frame, and the session closes (1008, policy
+//     violation); a key whose models or limits changed is served under
+//     the new ones (the limits themselves are applied per turn, by the
+//     chat path);
+//   - a session whose handler was cleaned up (its config reloaded or
+//     stopped; the hijacked connection outlived it) is ended at once when
+//     idle, else as soon as its running turn is done, with a
+//     websocket_connection_limit_reached error frame (1012, service
+//     restart): Codex reconnects, and the new socket is authenticated by
+//     the config now in force, which may no longer know its key.
+
+// reloadedFrame is the error frame of a session whose handler was cleaned
+// up.
+const reloadedFrame = `{"type":"error","status":400,"error":{"type":"invalid_request_error","code":"websocket_connection_limit_reached","message":"louter: the gateway's configuration was reloaded; reconnect to continue"}}`
+
+// wsEnd is how louter ends a session early: the close frame's code and
+// reason, sent after the session's last error frame.
+type wsEnd struct {
+	code   websocket.StatusCode
+	reason string
+}
+
+// serveFrames serves the session's frames, in order, until the client
+// closes (nil) or louter ends the session (why, its error frame sent).
+func (l *Louter) serveFrames(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, sess *wsSession, out *wsEventWriter, msgs <-chan []byte) *wsEnd {
+	retired := l.state.retired.Done()
+	for {
+		select {
+		case <-retired:
+			return l.endReloaded(out)
+		case data, ok := <-msgs:
+			if !ok {
+				return nil
+			}
+			select {
+			case <-retired: // both were ready: the reload wins
+				return l.endReloaded(out)
+			default:
+			}
+			fctx, end := l.recheckClient(ctx, r, p, codec, out)
+			if end != nil {
+				return end
+			}
+			l.serveFrame(fctx, r, sess, out, data)
+		}
+	}
+}
+
+func (l *Louter) endReloaded(out *wsEventWriter) *wsEnd {
+	out.frame([]byte(reloadedFrame))
+	return &wsEnd{code: websocket.StatusServiceRestart, reason: "configuration reloaded"}
+}
+
+// recheckClient resolves the session's client again. It returns the
+// context the next frame is served in, carrying the client as the key
+// table knows it now, or, the key being no longer valid, the end of the
+// session, its 401 error frame sent.
+func (l *Louter) recheckClient(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, out *wsEventWriter) (context.Context, *wsEnd) {
+	a, was := l.access, clientOf(r)
+	if a == nil || !a.keys || was == nil {
+		return ctx, nil
+	}
+	c, why := a.identify(r) // client_keys.go
+	if why == authOK && c.name == was.name {
+		if c != was {
+			ctx = context.WithValue(ctx, clientCtxKey{}, c)
+		}
+		return ctx, nil
+	}
+	l.countAuthRefusal(p, authInvalid)
+	l.logger.Info("closing a WebSocket session whose client key is no longer valid", zap.String("client_name", was.name))
+	out.begin()
+	_ = writeError(out, codec, &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Code: "invalid_api_key",
+		Message: "louter: the API key this WebSocket session was opened with is no longer valid (revoked or rotated); reconnect with a valid key"})
+	out.end()
+	return nil, &wsEnd{code: websocket.StatusPolicyViolation, reason: "the API key is no longer valid"}
+}
