@@ -103,6 +103,9 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())
 		defer turn.finish() // before save: the answer's last bytes
+		if turn.trigger {
+			return l.serveCompactionTrigger(w, r, turn, client) // stateful_compact_trigger.go
+		}
 	}
 	// One pass over the body, for both paths: it finds the members louter
 	// routes by and edits, refuses duplicates of them, and validates the

@@ -65,7 +65,16 @@ func (t *stateTurn) expandCompactions(ctx context.Context, items []byte, passthr
 	out := make([]byte, 0, len(items))
 	out = append(out, '[')
 	for i, it := range arr {
-		if i > 0 {
+		if answeredTrigger(arr, i) {
+			// A chain rebuilt through a compaction_trigger's turn
+			// (stateful_compact_trigger.go): its answer, next, stands
+			// for everything before it, as /v1/responses/compact's
+			// output would, the recent user messages kept.
+			out = joinRaw(keptUserMessages(append(out[:len(out):len(out)], ']')))
+			out = out[:len(out)-1]
+			continue
+		}
+		if len(out) > 1 {
 			out = append(out, ',')
 		}
 		if it.Get("type").Str != "compaction" {

@@ -77,6 +77,9 @@ type stateTurn struct {
 	// compaction is the item of an inline compaction louter made, which
 	// the answer carries first (stateful_inline_compact.go).
 	compaction []byte
+	// trigger: the input ends with a compaction_trigger, which louter
+	// answers with a compaction (stateful_compact_trigger.go).
+	trigger bool
 }
 
 // continueState prepares a request of a stateful protocol: nil when there
@@ -117,7 +120,8 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		}
 	}
 	compacted := api.compaction && bytes.Contains(body, []byte(`"compaction"`))
-	if !keep && prev == "" && conv == "" && sock == nil && !compacted && !res[5].Exists() {
+	trigger := api.compaction && bytes.Contains(body, []byte(`"`+compactionTriggerType+`"`)) && endsWithCompactionTrigger(res[4])
+	if !keep && prev == "" && conv == "" && sock == nil && !compacted && !trigger && !res[5].Exists() {
 		return nil, nil // stateless, as Codex over HTTP
 	}
 	if in := res[4]; in.Exists() && !in.IsArray() && in.Type != gjson.String || !gjson.ValidBytes(body) {
@@ -140,7 +144,8 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
 	}
-	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, passthrough: passthrough, body: body, bgID: backgroundID(r)}
+	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, passthrough: passthrough, body: body, bgID: backgroundID(r),
+		trigger: trigger && !passthrough} // a Responses backend compacts itself
 	t.input = api.items(res[4])
 	ctx := r.Context()
 
@@ -219,7 +224,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			return nil, te
 		}
 	}
-	if threshold > 0 {
+	if threshold > 0 && !t.trigger { // a trigger compacts the whole history anyway
 		if te := l.compactInline(r, t, threshold); te != nil { // stateful_inline_compact.go
 			return nil, te
 		}

@@ -382,6 +382,9 @@ func TestOpenAIResponsesDecodeRequestErrors(t *testing.T) {
 	}{
 		{`{"model":"m","input":"hi","previous_response_id":"resp_1"}`, "previous_response_id", "stateless"},
 		{`{"model":"m","input":[{"type":"item_reference","id":"msg_1"}]}`, "input[0]", "item_reference"},
+		// Codex's remote compaction: served by the gateway, never
+		// dropped into an ordinary turn.
+		{`{"model":"m","input":[{"role":"user","content":"hi"},{"type":"compaction_trigger"}]}`, "input[1]", "compaction_trigger"},
 		{`{"input":"hi"}`, "model", "model"},
 		{`{"model":"m"}`, "input", "required"},
 		{`{"model":"m","input":[{"type":"function_call_output","output":"x"}]}`, "input[0].call_id", "call_id"},

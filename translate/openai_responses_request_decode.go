@@ -87,6 +87,11 @@ var respDroppedFields = map[string]string{
 	"prompt":                 "stored prompt templates exist only at OpenAI",
 }
 
+// respCompactionTriggerMessage refuses a compaction_trigger item (Codex's
+// remote compaction), which the gateway serves before translation when it
+// can.
+const respCompactionTriggerMessage = "input[%d]: compaction_trigger asks for a compaction of the history, which louter serves only as the request's last input item with stored responses enabled (stored_responses); send it last, or compact with POST /v1/responses/compact"
+
 func respBadRequest(param, format string, args ...any) *Error {
 	return oaiBadRequest(param, format, args...)
 }

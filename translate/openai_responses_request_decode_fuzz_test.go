@@ -45,6 +45,10 @@ var respDecodeSeeds = []string{
 	`{"model":"m","input":[{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"s1"},{"text":"s2"}],"encrypted_content":"e"},{"type":"reasoning","id":"rs_redacted_1","encrypted_content":"x"},{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin","call_id":"c2"},{"type":"custom_tool_call_output","call_id":"c2","output":[{"type":"input_text","text":"ok"}]},{"type":"function_call_output","call_id":"c3","output":{"a":1}}]}`,
 	`{"model":"m","input":[{"output":"early","call_id":"c","type":"function_call_output"},{"content":"late type","role":"user","type":"message"},{"role":"robot"},{"type":"web_search_call"},{"type":"item_reference","id":"x"}]}`,
 	`{"model":"m","input":[5]}`,
+	// Codex's remote compaction: a compaction_trigger, last or not, and
+	// the compaction item it is answered with.
+	`{"model":"m","input":[{"role":"user","content":"q"},{"type":"compaction","id":"cmp_1","encrypted_content":"louter_cmp_x"},{"type":"compaction_trigger"}]}`,
+	`{"model":"m","input":[{"type":"compaction_trigger"},{"role":"user","content":"q"}]}`,
 	// web_search_call items (openai_responses_server_tool_items.go).
 	`{"model":"m","input":[{"role":"user","content":"q"},{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q","sources":[{"type":"url","url":"u"},{"url":5}]}},{"type":"web_search_call","id":"ws_2","status":"failed","action":{"type":"open_page","url":"u"}},{"type":"web_search_call","id":"ws_3","status":"in_progress","action":{"type":"find","url":"u","pattern":"p"}},{"id":"ws_4","action":null,"type":"web_search_call"}]}`,
 	`{"input":[{"type":"message"}],"previous_response_id":"r","background":true,"model":""}`,

@@ -161,6 +161,11 @@ func (d *respRequestDecoder) commit(idx int, it *respItemScan) {
 		d.reasoningItem(it)
 	case "item_reference":
 		d.fail(at, respBadRequest(fmt.Sprintf("input[%d]", idx), "input[%d]: item_reference needs stored items; louter is stateless, send the items themselves", idx))
+	case "compaction_trigger":
+		// louter answers a trigger before translation (the gateway's
+		// stored responses); one that gets here was not served, and
+		// dropping it would answer a compaction request with a turn.
+		d.fail(at, respBadRequest(fmt.Sprintf("input[%d]", idx), respCompactionTriggerMessage, idx))
 	default:
 		// file_search_call, local_shell_call, mcp_call,
 		// compaction, ...: the record of hosted tools and OpenAI-side

@@ -393,6 +393,8 @@ func (d *respRefDecoder) item(it gjson.Result, i int) *Error {
 		}
 	case "item_reference":
 		return respBadRequest(fmt.Sprintf("input[%d]", i), "input[%d]: item_reference needs stored items; louter is stateless, send the items themselves", i)
+	case "compaction_trigger":
+		return respBadRequest(fmt.Sprintf("input[%d]", i), respCompactionTriggerMessage, i)
 	default:
 		// file_search_call, local_shell_call, mcp_call,
 		// compaction, ...: the record of hosted tools and OpenAI-side

@@ -11,7 +11,9 @@ import (
 // CLI, Cursor-style clients) complete a turn end to end against the mock:
 // asked to run a quoted command, it calls the agent's shell tool; given the
 // tool's result, it reports what the command printed. Asked to call a
-// named tool instead, it does so (agent_named_tool.go).
+// named tool instead, it does so (agent_named_tool.go). Given its own
+// report back after the command, as in the summary of a compacted
+// history, it repeats it rather than running the command again.
 
 // shellToolNames are the shell tools of the agents the scenario drives,
 // lower case.
@@ -31,7 +33,10 @@ func agentScenario(x *exchange) *reply {
 		return r
 	}
 	if result, ok := lastToolResults(x.req); ok {
-		return x.textReply("The command printed: " + result)
+		return x.textReply(commandReport + result)
+	}
+	if report := reportedCommand(x.req); report != "" {
+		return x.textReply(report)
 	}
 	if tool := shellTool(x.req.Tools); tool != nil {
 		if cmd := userCommand(x.req); cmd != "" {
@@ -44,6 +49,32 @@ func agentScenario(x *exchange) *reply {
 		return &reply{blocks: []block{{kind: translate.PartText, deltas: []string{synthesizeArguments(rf.Schema)}}}, stop: translate.StopEndTurn}
 	}
 	return x.textReply(x.greeting())
+}
+
+// commandReport starts the scenario's report of what a command printed.
+const commandReport = "The command printed: "
+
+// reportedCommand returns the scenario's report of a command found in the
+// last user message after the prompt that asked for it (the summary of a
+// compacted history carries it there), or "".
+func reportedCommand(req *translate.Request) string {
+	m := lastMessage(req, translate.RoleUser)
+	if m == nil {
+		return ""
+	}
+	for i := len(m.Parts) - 1; i >= 0; i-- {
+		p := &m.Parts[i]
+		if p.Type != translate.PartText {
+			continue
+		}
+		if j := strings.LastIndex(p.Text, commandReport); j >= 0 {
+			return strings.TrimSpace(p.Text[j:])
+		}
+		if quotedCommand.MatchString(p.Text) {
+			return "" // the prompt comes first: the command has not run
+		}
+	}
+	return ""
 }
 
 // lastToolResults returns the text of the tool results in the last
