@@ -64,7 +64,7 @@ func (l *Louter) deleteStoredResponse(w http.ResponseWriter, r *http.Request, co
 	}
 	s.bg.cancel(owner, id) // a background turn still running here: its result has nowhere to go
 	if st.Held || st.Kept {
-		l.deleteAtBackend(r, st.Backend, id)
+		l.deleteAtBackend(r, api, st.Backend, id)
 	}
 	return writeRawJSON(w, http.StatusOK, fmt.Appendf(nil, `{"id":%s,"object":"response","deleted":true}`, strconv.Quote(id)))
 }
@@ -75,10 +75,12 @@ func (l *Louter) deleteStoredResponse(w http.ResponseWriter, r *http.Request, co
 // its credential when the backend takes the client's own
 // (pass_client_auth), the backend's key otherwise. It waits for the answer
 // (bounded), so that a continuation sent after the client's DELETE was
-// answered finds the backend's copy gone too.
-func (l *Louter) deleteAtBackend(r *http.Request, backend, id string) {
+// answered finds the backend's copy gone too. api is the turn's API: a
+// backend whose row serves another (the configuration changed since) is
+// not asked.
+func (l *Louter) deleteAtBackend(r *http.Request, api *statefulAPI, backend, id string) {
 	b := l.Backends[backend]
-	if b == nil || b.Protocol != translate.ProtocolOpenAIResponses {
+	if b == nil || rowOf(b.Protocol).stateful != api {
 		return // the configuration changed since: nothing to address
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), backendDeleteTimeout)
