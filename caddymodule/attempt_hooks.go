@@ -19,6 +19,12 @@ import (
 // of the request's copies (request_release.go) and the usage page's feed
 // (ops_feed.go) are observers.
 //
+// The hooks that run during the attempt are given the writer, whose state
+// they may read under its mutex; the end is given the attempt's outcome
+// instead (attemptOutcome, attempt_outcome.go), a plain value the writer
+// fills once, so that what watches how an attempt ended reads no field of
+// the writer and takes none of its locks.
+//
 // The contract:
 //
 //   - Registration. addObserver is called on the handler's goroutine
@@ -47,16 +53,27 @@ import (
 //     handler's goroutine without the mutex, once the writer is done: the
 //     upstream handler has returned or panicked, the timers are stopped,
 //     and the response was finished, aborted, or left to the next backend.
+//   - The outcome. Just before onEnd the writer fills the attempt's
+//     outcome from its state, under its mutex, once: the backend's status,
+//     what the writer made of the answer (Mode), whether the status was
+//     committed to the client, the first content's time, the usage and
+//     whether the backend reported it, the stop reason, the failure's kind,
+//     the timeout that fired, whether the connection was cut or the client
+//     has gone, passthrough and stream. Nothing changes it after, and the
+//     handler reads the same value for the exchange record, the recording
+//     and the client's limits once the request is over.
 //   - Retention. p, ev and resp are valid only during the call (the writer
 //     reuses their memory): an observer copies what it keeps. rw may be
-//     kept for the attempt.
+//     kept for the attempt, but read only from the hooks that run during
+//     it. out may be kept as long as the observer likes: it is never
+//     written again.
 //   - Abort and fallback. When the backend's connection fails mid-body,
 //     the writer ends the response itself (an error event in the client's
 //     protocol, or an error answer) and onEnd reports final true. An
 //     attempt a fallback chain moves on from sent the client nothing: it
 //     never got onFirstContent, and onEnd reports final false. An attempt
 //     refused before the backend was asked (the client's limits) ends with
-//     final true and rw.mode modeUnset, for the observers registered by
+//     final true and out.Mode answerNone, for the observers registered by
 //     then.
 //
 // Hooks are method calls on interfaces the writer holds, registered once
@@ -70,7 +87,7 @@ type attemptObserver interface {
 	onResponse(rw *responseWriter, resp *translate.Response)
 	onClientWrite(rw *responseWriter)
 	onFirstContent(rw *responseWriter)
-	onEnd(rw *responseWriter, final bool)
+	onEnd(out *attemptOutcome, final bool)
 }
 
 // An attemptWatcher starts a feature's observers of an attempt: it is
@@ -125,7 +142,7 @@ func (nopObserver) onEvent(*responseWriter, *translate.Event)       {}
 func (nopObserver) onResponse(*responseWriter, *translate.Response) {}
 func (nopObserver) onClientWrite(*responseWriter)                   {}
 func (nopObserver) onFirstContent(*responseWriter)                  {}
-func (nopObserver) onEnd(*responseWriter, bool)                     {}
+func (nopObserver) onEnd(*attemptOutcome, bool)                     {}
 
 // attemptObservers are the observers of one attempt, in the order they
 // were registered. The first five (as many as louter's own features
@@ -196,11 +213,14 @@ func (rw *responseWriter) hookFirstContent() {
 	}
 }
 
-// hookEnd calls onEnd; final says whether the attempt answered the
-// client (see attemptObserver). rw.mu is not held.
+// hookEnd fills the attempt's outcome and calls onEnd; final says whether
+// the attempt answered the client (see attemptObserver). rw.mu is not
+// held. The outcome is filled whether or not an observer is registered:
+// the handler reads it at the request's end.
 func (rw *responseWriter) hookEnd(final bool) {
+	out := rw.outcome()
 	if rw.obs.of[iEnd] != 0 {
-		rw.obs.end(rw, final)
+		rw.obs.end(out, final)
 	}
 }
 
@@ -240,9 +260,9 @@ func (o *attemptObservers) firstContent(rw *responseWriter) {
 }
 
 //go:noinline
-func (o *attemptObservers) end(rw *responseWriter, final bool) {
+func (o *attemptObservers) end(out *attemptOutcome, final bool) {
 	for m := o.of[iEnd]; m != 0; m &= m - 1 {
-		o.list[bits.TrailingZeros32(m)].onEnd(rw, final)
+		o.list[bits.TrailingZeros32(m)].onEnd(out, final)
 	}
 }
 

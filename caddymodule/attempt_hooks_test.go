@@ -14,6 +14,7 @@ import (
 // counts what each attempt shows it, through the hooks alone, and checks
 // the locking the hook contract promises.
 type attemptTally struct {
+	rw                                           *responseWriter
 	backend                                      string
 	headers, writes, events, responses, clientWr int
 	firstContent, ends                           int
@@ -63,11 +64,11 @@ func (t *attemptTally) onFirstContent(rw *responseWriter) {
 	t.contentBeforeEnd = t.ends == 0
 }
 
-func (t *attemptTally) onEnd(rw *responseWriter, final bool) {
-	if !rw.mu.TryLock() {
+func (t *attemptTally) onEnd(_ *attemptOutcome, final bool) {
+	if !t.rw.mu.TryLock() {
 		t.violations = append(t.violations, "onEnd with the writer's mutex held")
 	} else {
-		rw.mu.Unlock()
+		t.rw.mu.Unlock()
 	}
 	t.ends++
 	t.final = final
@@ -79,7 +80,7 @@ func (t *attemptTally) onEnd(rw *responseWriter, final bool) {
 func tallyAttempts(l *Louter) *[]*attemptTally {
 	var tallies []*attemptTally
 	l.watchers = append(l.watchers, func(_ *http.Request, rw *responseWriter) {
-		t := &attemptTally{backend: rw.backend.name}
+		t := &attemptTally{rw: rw, backend: rw.backend.name}
 		tallies = append(tallies, t)
 		rw.addObserver(t, allHooks)
 	})

@@ -177,10 +177,10 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 func (q *chatRequest) settle(ctx context.Context) {
 	switch {
 	case q.grant == nil:
-	case q.rw == nil:
+	case q.outcome() == nil:
 		q.grant.cancel(context.WithoutCancel(ctx))
 	default:
-		q.grant.settle(ctx, q.rw)
+		q.grant.settle(ctx, q.outcome())
 	}
 }
 
@@ -190,21 +190,21 @@ func (g *grant) cancel(ctx context.Context) {
 	}
 }
 
-// settle counts what the request used, once the response has ended: the
-// usage the backend reported, or an estimate when a response began but
-// reported none (usage_settle.go); nothing when the backend was not
-// reached or refused.
-func (g *grant) settle(ctx context.Context, rw *responseWriter) {
+// settle counts what the request used, once the response has ended with
+// out (attempt_outcome.go): the usage the backend reported, or an estimate
+// when a response began but reported none (usage_settle.go); nothing when
+// the backend was not reached or refused.
+func (g *grant) settle(ctx context.Context, out *attemptOutcome) {
 	if g == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	u, estimated := rw.billedUsage(g.estimate)
+	u, estimated := out.billedUsage(g.estimate)
 	if estimated {
 		u.Estimated = true
 		if c := g.logger.Check(zap.DebugLevel, "usage estimated: the backend reported none"); c != nil {
-			c.Write(zap.String("backend", rw.backend.name), zap.String("model", g.model),
-				zap.Int64("input_tokens", u.Input), zap.Int64("output_tokens", u.Output), zap.Bool("stream_failed", rw.streamFailed))
+			c.Write(zap.String("backend", out.Backend), zap.String("model", g.model),
+				zap.Int64("input_tokens", u.Input), zap.Int64("output_tokens", u.Output), zap.Bool("stream_failed", out.StreamFailed))
 		}
 	}
 	tokens := u.Tokens()
@@ -222,11 +222,8 @@ func (g *grant) settle(ctx context.Context, rw *responseWriter) {
 			g.a.alerts.check(ctx, g.client, h, g.alerts[i]) // budget_alert.go
 		}
 	}
-	if g.client != nil && rw.mode != modeUnset {
-		backend := ""
-		if rw.backend != nil {
-			backend = rw.backend.name
-		}
+	if g.client != nil && out.Mode != answerNone {
+		backend := out.Backend
 		g.a.ledger.Record(limits.LedgerKey{Day: limits.Day(time.Now()), Client: g.client.name, Model: g.route, Backend: backend}, u, cost)
 		g.metrics.spend(metricClientName(g.a, g.client), backend, g.route, u, cost) // metrics_spend.go
 	}

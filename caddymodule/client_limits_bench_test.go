@@ -82,7 +82,7 @@ func benchAdmission(b *testing.B, rc *RedisCounters) {
 		if !ok {
 			b.Fatal("not admitted")
 		}
-		g.settle(r.Context(), rw)
+		g.settle(r.Context(), rw.outcome())
 	}
 }
 

@@ -45,7 +45,6 @@ type exchangeRecord struct {
 
 	routed       bool
 	upstreamKind string // louter_upstream_errors_total's kind, when the backend failed
-	aborted      bool   // the backend's connection failed mid-response
 
 	// Known when the request ends.
 	ended    bool
@@ -165,7 +164,7 @@ func (x *exchangeRecord) route(b *Backend, pattern, clientModel, backendModel st
 	x.routed = true
 	x.backend, x.model = b.name, pattern
 	x.clientModel, x.backendModel = clientModel, backendModel
-	x.upstreamKind, x.aborted = "", false // what an earlier attempt met is not this one's
+	x.upstreamKind = "" // what an earlier attempt met is not this one's
 }
 
 // streaming records whether the client asked for a stream, known once the
@@ -193,28 +192,29 @@ func (x *exchangeRecord) seriesKey() seriesKey {
 	return seriesKey{string(x.client), x.clientName, x.backend, x.model}
 }
 
-// end publishes the record. rw is the response writer of the backend
-// exchange, nil when louter answered without asking a backend; dropped is
-// what the translation left out; gone is whether the client went away.
-func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
+// end publishes the record. out is how the backend attempt that answered
+// ended (attempt_outcome.go), nil when louter answered without asking a
+// backend; dropped is what the translation left out; gone is whether the
+// client went away.
+func (x *exchangeRecord) end(out *attemptOutcome, dropped []string, gone bool) {
 	now := time.Now()
 	outcome := outcomeOK
-	if rw != nil {
-		x.usage, x.hasUsage, x.stop = rw.usage, rw.hasUsage, rw.stop
-		if !rw.firstContent.IsZero() {
-			x.ttft = rw.firstContent.Sub(x.start)
+	if out != nil {
+		x.usage, x.hasUsage, x.stop = out.Usage, out.HasUsage, out.Stop
+		if !out.FirstContent.IsZero() {
+			x.ttft = out.FirstContent.Sub(x.start)
 		}
 		if x.upstreamKind == "" {
-			x.upstreamKind = rw.failureKind(x.aborted)
+			x.upstreamKind = out.Failure
 		}
 	}
 	usage, hasUsage, ttft := x.usage, x.hasUsage, x.ttft
 	switch {
-	case gone || (rw != nil && rw.clientErr != nil):
+	case gone || (out != nil && out.ClientGone):
 		outcome = outcomeCanceled
 	case x.upstreamKind != "":
 		outcome = outcomeUpstreamError
-	case !x.routed || rw == nil || x.status >= 400:
+	case !x.routed || out == nil || x.status >= 400:
 		outcome = outcomeRejected
 	}
 	x.ended, x.outcome, x.dropped = true, outcome, len(dropped)
@@ -249,28 +249,6 @@ func (x *exchangeRecord) end(rw *responseWriter, dropped []string, gone bool) {
 	for _, d := range dropped {
 		m.dropped.WithLabelValues(client, x.backend, droppedLabel(d)).Inc()
 	}
-}
-
-// failureKind is the upstream error kind of a response that was handled:
-// the backend's error status, an undecodable answer, or a broken stream;
-// empty when the backend answered well. aborted is whether its connection
-// failed mid-response.
-func (rw *responseWriter) failureKind(aborted bool) string {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	switch {
-	case rw.mode == modeError || rw.mode == modePassError:
-		return statusKind(rw.status)
-	case rw.timeout != nil:
-		return upstreamIdleTimeout
-	case aborted:
-		return upstreamStreamCut
-	case rw.badResponse:
-		return upstreamBadResponse
-	case rw.streamFailed:
-		return upstreamStreamError
-	}
-	return ""
 }
 
 // MarshalLogObject writes the record's access-log fields: those known so

@@ -78,7 +78,7 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 
 	// w itself unless record is set (record_capture.go).
 	w = l.startRecording(w, r, q)
-	defer func() { x.end(q.rw, q.dropped, r.Context().Err() != nil) }()
+	defer func() { x.end(q.outcome(), q.dropped, r.Context().Err() != nil) }()
 	defer l.finishRecording(q, r)
 	defer q.settle(r.Context()) // client_limits.go
 
@@ -187,7 +187,9 @@ type chatRequest struct {
 
 	// What the exchange record publishes at the end (exchange_record.go):
 	// the response writer of the attempt that answered (nil when no
-	// backend was asked) and the fields its translation left out.
+	// backend was asked), whose outcome the record, the recording and the
+	// limits read (q.outcome, attempt_outcome.go), and the fields its
+	// translation left out.
 	x       *exchangeRecord
 	rw      *responseWriter
 	dropped []string
@@ -408,7 +410,6 @@ func (l *Louter) recoverBackendCut(r *http.Request, q *chatRequest, a *attempt, 
 	}
 	if v == http.ErrAbortHandler && r.Context().Err() == nil && rw.abort() {
 		l.logger.Warn("backend connection failed during the response", zap.String("backend", a.backend.name), zap.String("model", q.model))
-		q.x.aborted = true
 		a.sw.close()
 		*err = nil
 		return

@@ -156,6 +156,6 @@ func BenchmarkExchangeRecord(b *testing.B) {
 		x.route(route.backend, route.Match, "to-openai-x", "gpt-4o")
 		x.streaming(true)
 		rw.firstContent = x.start.Add(time.Millisecond)
-		x.end(rw, dropped, false)
+		x.end(rw.outcome(), dropped, false)
 	}
 }

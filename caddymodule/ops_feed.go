@@ -149,21 +149,15 @@ type opsObserver struct {
 	client string
 }
 
-func (o *opsObserver) onEnd(rw *responseWriter, final bool) {
+func (o *opsObserver) onEnd(oc *attemptOutcome, final bool) {
 	now := time.Now()
-	var backend, model string
-	if rw.backend != nil {
-		backend = rw.backend.name
-	}
-	if rw.clientReq != nil {
-		model = rw.clientReq.Model
-	}
+	backend, model := oc.Backend, oc.Model
 	var in, out int64
-	if rw.hasUsage {
-		in, out = int64(rw.usage.InputTokens), int64(rw.usage.OutputTokens)
+	if oc.HasUsage {
+		in, out = int64(oc.Usage.InputTokens), int64(oc.Usage.OutputTokens)
 	}
 	var ev *opsEvent
-	if reason := opsReason(rw); reason != "" || !final {
+	if reason := opsReason(oc); reason != "" || !final {
 		kind := "error"
 		if !final {
 			kind = "fallback"
@@ -172,27 +166,27 @@ func (o *opsObserver) onEnd(rw *responseWriter, final bool) {
 			reason = "the backend failed; the next one was tried"
 		}
 		ev = &opsEvent{Time: now, Kind: kind, Client: o.client, Model: model, Backend: backend,
-			Status: rw.status, Reason: reason, DurationMS: now.Sub(o.start).Milliseconds()}
+			Status: oc.Status, Reason: reason, DurationMS: now.Sub(o.start).Milliseconds()}
 	}
 	opsFeed.add(now, ev, opsSeriesKey{Client: o.client, Model: model, Backend: backend}, in, out, final)
 }
 
 // opsReason says why an attempt failed, in louter's own words (never the
 // backend's body, which may echo a key), or "" when it did not.
-func opsReason(rw *responseWriter) string {
+func opsReason(out *attemptOutcome) string {
 	switch {
-	case rw.timeout != nil:
-		return "timeout: " + rw.timeout.Message
-	case rw.streamFailed:
+	case out.Timeout != nil:
+		return "timeout: " + out.Timeout.Message
+	case out.StreamFailed:
 		return "the stream failed or ended early"
-	case rw.badResponse:
+	case out.BadResponse:
 		return "the backend's answer could not be decoded"
-	case rw.status >= 500:
-		return "backend error " + http.StatusText(rw.status)
-	case rw.status == http.StatusTooManyRequests:
+	case out.Status >= 500:
+		return "backend error " + http.StatusText(out.Status)
+	case out.Status == http.StatusTooManyRequests:
 		return "rate limited"
-	case rw.status >= 400:
-		return "refused: " + http.StatusText(rw.status)
+	case out.Status >= 400:
+		return "refused: " + http.StatusText(out.Status)
 	}
 	return ""
 }

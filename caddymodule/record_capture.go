@@ -90,7 +90,7 @@ func (*backendCapture) onEvent(*responseWriter, *translate.Event)       {}
 func (*backendCapture) onResponse(*responseWriter, *translate.Response) {}
 func (*backendCapture) onClientWrite(*responseWriter)                   {}
 func (*backendCapture) onFirstContent(*responseWriter)                  {}
-func (*backendCapture) onEnd(*responseWriter, bool)                     {}
+func (*backendCapture) onEnd(*attemptOutcome, bool)                     {}
 
 // finishRecording hands the exchange to the writer.
 func (l *Louter) finishRecording(q *chatRequest, r *http.Request) {
@@ -98,10 +98,11 @@ func (l *Louter) finishRecording(q *chatRequest, r *http.Request) {
 		return
 	}
 	var reason string
+	out := q.outcome()
 	switch {
 	case r.Context().Err() != nil:
 		reason = "the client went away"
-	case q.x.aborted:
+	case out != nil && out.Cut:
 		reason = record.ErrBackendCut
 	case q.x.upstreamKind != "":
 		reason = "upstream error: " + q.x.upstreamKind

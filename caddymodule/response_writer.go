@@ -90,14 +90,15 @@ type responseWriter struct {
 	count     outputCount
 	hideUsage bool
 
-	// The attempt's outcome, which the observers, the exchange record
-	// (exchange_record.go) and the limits read at its end: when the first
-	// content went to a streaming client, the stop reason, and whether the
-	// backend's answer was undecodable or its stream failed.
+	// What the attempt's outcome (attempt_outcome.go) is filled from at
+	// its end: when the first content went to a streaming client, the stop
+	// reason, whether the backend's answer was undecodable or its stream
+	// failed, and whether its connection failed mid-response (abort).
 	firstContent time.Time
 	stop         translate.StopReason
 	badResponse  bool
 	streamFailed bool
+	cut          bool
 	passCopy     passUsageCopy // a passthrough JSON answer, for its usage (pass_usage.go)
 
 	// pass watches a passthrough stream (modePassSSE); passArray says the
@@ -118,8 +119,11 @@ type responseWriter struct {
 	// whether the attempt answers (response_hold.go).
 	hold heldStream
 
-	// obs are the gateway features watching the attempt (attempt_hooks.go).
-	obs attemptObservers
+	// obs are the gateway features watching the attempt (attempt_hooks.go);
+	// result is the outcome they are given at its end, held here so that
+	// filling it allocates nothing.
+	obs    attemptObservers
+	result attemptOutcome
 
 	flusher chainFlusher // the client writer's flush (client_flush.go)
 }
@@ -494,6 +498,7 @@ func (rw *responseWriter) abort() bool {
 	default:
 		return false
 	}
+	rw.cut = true
 	return true
 }
 

@@ -230,7 +230,7 @@ func (t *requestTrace) onEvent(_ *responseWriter, ev *translate.Event) { t.obser
 func (t *requestTrace) onResponse(_ *responseWriter, resp *translate.Response) {
 	t.response(resp)
 }
-func (t *requestTrace) onEnd(rw *responseWriter, final bool) { t.end(rw, final) }
+func (t *requestTrace) onEnd(out *attemptOutcome, final bool) { t.end(out, final) }
 
 // response takes the id and model of a complete (JSON) response.
 func (t *requestTrace) response(resp *translate.Response) {
@@ -239,7 +239,8 @@ func (t *requestTrace) response(resp *translate.Response) {
 	}
 }
 
-// end closes the attempt once the upstream handler has returned: its span
+// end closes the attempt once the upstream handler has returned, with its
+// outcome (attempt_outcome.go): its span
 // ends with the backend's status, or why there was none, and the first
 // token's event, stamped when the first content went to the client. Then
 // the request's attributes go on the request's span, whose end is Caddy's,
@@ -248,7 +249,7 @@ func (t *requestTrace) response(resp *translate.Response) {
 // every attribute is paid for again when the spans are exported. A later
 // attempt's attributes replace an earlier one's, so the span names the
 // last backend asked.
-func (t *requestTrace) end(rw *responseWriter, final bool) {
+func (t *requestTrace) end(out *attemptOutcome, final bool) {
 	if t == nil || t.ended {
 		return
 	}
@@ -262,36 +263,36 @@ func (t *requestTrace) end(rw *responseWriter, final bool) {
 	t.attempt = nil
 	var attrs [2]attribute.KeyValue
 	n := 0
-	if rw.status != 0 {
-		attrs[n] = semconv.HTTPResponseStatusCode(rw.status)
+	if out.Status != 0 {
+		attrs[n] = semconv.HTTPResponseStatusCode(out.Status)
 		n++
 	}
-	if et := attemptErrorType(rw); et != "" {
+	if et := attemptErrorType(out); et != "" {
 		attrs[n] = semconv.ErrorTypeKey.String(et)
 		n++
 		span.SetStatus(codes.Error, et)
 	}
 	span.SetAttributes(attrs[:n]...)
-	if !rw.firstContent.IsZero() {
-		span.AddEvent(eventFirstChunk, trace.WithTimestamp(rw.firstContent))
+	if !out.FirstContent.IsZero() {
+		span.AddEvent(eventFirstChunk, trace.WithTimestamp(out.FirstContent))
 	}
 	span.End()
 	if final {
-		t.attrs = t.appendResponseAttrs(t.attrs, rw)
+		t.attrs = t.appendResponseAttrs(t.attrs, out)
 	}
 	t.span.SetAttributes(t.attrs...)
 }
 
 // attemptErrorType is error.type for an attempt: "" for a success.
-func attemptErrorType(rw *responseWriter) string {
+func attemptErrorType(out *attemptOutcome) string {
 	switch {
-	case rw.timeout != nil:
+	case out.Timeout != nil:
 		return "timeout"
-	case rw.mode == modeUnset:
+	case out.Mode == answerNone:
 		return "no_response" // the backend could not be reached
-	case rw.status >= 400:
-		return strconv.Itoa(rw.status)
-	case rw.streamFailed:
+	case out.Status >= 400:
+		return strconv.Itoa(out.Status)
+	case out.StreamFailed:
 		return "stream_error" // the stream ended with an error or was cut
 	}
 	return ""
@@ -320,21 +321,21 @@ func finishReasons(r translate.StopReason) attribute.KeyValue {
 const maxResponseAttrs = 9
 
 // appendResponseAttrs adds the response's attributes to attrs.
-func (t *requestTrace) appendResponseAttrs(attrs []attribute.KeyValue, rw *responseWriter) []attribute.KeyValue {
+func (t *requestTrace) appendResponseAttrs(attrs []attribute.KeyValue, out *attemptOutcome) []attribute.KeyValue {
 	if t.respID != "" {
 		attrs = append(attrs, semconv.GenAIResponseID(t.respID))
 	}
 	if t.respModel != "" {
 		attrs = append(attrs, semconv.GenAIResponseModel(t.respModel))
 	}
-	if rw.stop != "" {
-		attrs = append(attrs, finishReasons(rw.stop))
+	if out.Stop != "" {
+		attrs = append(attrs, finishReasons(out.Stop))
 	}
-	if !rw.firstContent.IsZero() {
-		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(rw.firstContent.Sub(t.attemptStart).Seconds()))
+	if !out.FirstContent.IsZero() {
+		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(out.FirstContent.Sub(t.attemptStart).Seconds()))
 	}
-	if rw.hasUsage {
-		u := rw.usage
+	if out.HasUsage {
+		u := out.Usage
 		attrs = append(attrs,
 			semconv.GenAIUsageInputTokens(u.InputTokens),
 			semconv.GenAIUsageOutputTokens(u.OutputTokens),

@@ -133,7 +133,7 @@ func TestTracingOffWithoutRecordingSpan(t *testing.T) {
 			}
 			tr.observe(&translate.Event{Type: translate.EventMessageStart})
 			tr.response(&translate.Response{})
-			tr.end(&responseWriter{}, true)
+			tr.end((&responseWriter{}).outcome(), true)
 		})
 	}
 }
@@ -178,7 +178,7 @@ func TestAttemptTracerFollowsProvider(t *testing.T) {
 	for _, i := range []int{0, 1, 1, 0} {
 		tr := startTrace(reqs[i], translate.ProtocolAnthropic, b, &translate.Request{Model: "m"}, "m", false, nil)
 		tr.startAttempt(reqs[i], b, "m")
-		tr.end(&responseWriter{status: 200, mode: modeStream}, true)
+		tr.end((&responseWriter{status: 200, mode: modeStream}).outcome(), true)
 	}
 	for i, want := range []int{2, 2} {
 		if got := len(recs[i].Ended()); got != want {
@@ -220,8 +220,8 @@ func TestTracingRequestAttrsAtEnd(t *testing.T) {
 						rw = &responseWriter{status: 200, mode: modeStream, stop: translate.StopEndTurn}
 					}
 				}
-				tr.end(rw, final)
-				tr.end(rw, final) // a second end changes nothing
+				tr.end(rw.outcome(), final)
+				tr.end(rw.outcome(), final) // a second end changes nothing
 			}
 			server.End()
 			spans := rec.Ended()
@@ -334,7 +334,7 @@ func BenchmarkTracingHooks(b *testing.B) {
 					for i := range events {
 						tr.observe(&events[i])
 					}
-					tr.end(rw, true)
+					tr.end(rw.outcome(), true)
 				}
 				span.End()
 			}

@@ -69,19 +69,19 @@ func (rw *responseWriter) countPassEvent(name string, data []byte) {
 // estimate (estimated) when it reported none; nothing when no answer
 // began or the backend refused the request. inputEstimate is the
 // request's estimate.
-func (rw *responseWriter) billedUsage(inputEstimate int64) (u limits.Usage, estimated bool) {
-	if rw.mode == modeUnset || rw.status >= 400 {
+func (o *attemptOutcome) billedUsage(inputEstimate int64) (u limits.Usage, estimated bool) {
+	if o.Mode == answerNone || o.Status >= 400 {
 		return limits.Usage{}, false
 	}
-	if rw.hasUsage && (rw.usage.InputTokens > 0 || rw.usage.OutputTokens > 0) {
+	if o.HasUsage && (o.Usage.InputTokens > 0 || o.Usage.OutputTokens > 0) {
 		// The decoders clamp what they read (translate/usage_count.go);
 		// this holds for codecs registered elsewhere too.
-		u = limits.Usage{Input: int64(max(rw.usage.InputTokens, 0)), Output: int64(max(rw.usage.OutputTokens, 0)),
-			CacheRead: int64(max(rw.usage.CacheReadTokens, 0)), CacheWrite: int64(max(rw.usage.CacheWriteTokens, 0))}
-		if rw.streamFailed && rw.count.tokens > u.Output {
-			u.Output, estimated = rw.count.tokens, true
+		u = limits.Usage{Input: int64(max(o.Usage.InputTokens, 0)), Output: int64(max(o.Usage.OutputTokens, 0)),
+			CacheRead: int64(max(o.Usage.CacheReadTokens, 0)), CacheWrite: int64(max(o.Usage.CacheWriteTokens, 0))}
+		if o.StreamFailed && o.CountedOutput > u.Output {
+			u.Output, estimated = o.CountedOutput, true
 		}
 		return u, estimated
 	}
-	return limits.Usage{Input: inputEstimate, Output: rw.count.tokens}, true
+	return limits.Usage{Input: inputEstimate, Output: o.CountedOutput}, true
 }

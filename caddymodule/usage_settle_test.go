@@ -44,7 +44,7 @@ func TestBilledUsage(t *testing.T) {
 				rw.usage, rw.hasUsage = *tt.usage, true
 			}
 			rw.count.tokens = tt.counted
-			got, estimated := rw.billedUsage(estimate)
+			got, estimated := rw.outcome().billedUsage(estimate)
 			if got != tt.want || estimated != tt.wantEstimated {
 				t.Errorf("got %+v (estimated %v), want %+v (%v)", got, estimated, tt.want, tt.wantEstimated)
 			}
