@@ -62,6 +62,13 @@ func (m *ModelRoute) validateFallbacks(i int) []error {
 	return errs
 }
 
+// routeTarget is one backend a request may go to, with the model name to
+// ask it for ("" keeps the client's).
+type routeTarget struct {
+	backend *Backend
+	rename  string
+}
+
 // targets returns the backends of a route in the order to try them,
 // leaving out those cooling down. When every one is cooling down, all are
 // tried anyway: an answer from a busy backend beats none.

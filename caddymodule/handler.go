@@ -152,6 +152,9 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		l.metrics.routeDecision(route.Match, t.backend.name, byCondition)
 	}
 	q.conversation = newConversation(ep.protocol, r.Header, &top, body) // conversation_key.go
+	if done, err := l.answer(w, r, q, t); done {
+		return err // a feature answered in place of a backend (answerer.go)
+	}
 	if len(route.Fallbacks) > 0 && !byCondition {
 		return l.serveChain(w, r, q, route) // fallback.go
 	}
@@ -201,13 +204,8 @@ type chatRequest struct {
 
 	// rec records the exchange when record is set (record_capture.go).
 	rec *record.Capture
-}
 
-// routeTarget is one backend a request may go to, with the model name to
-// ask it for ("" keeps the client's).
-type routeTarget struct {
-	backend *Backend
-	rename  string
+	ask answerQuestion // what the answerers are asked about (answerer.go)
 }
 
 // serveBackend sends the request to one backend and answers the client.

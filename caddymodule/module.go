@@ -173,6 +173,10 @@ type Louter struct {
 	// (attempt_hooks.go), on every attempt.
 	watchers []attemptWatcher
 
+	// answerers may answer a routed chat request in place of its backend
+	// (answerer.go), asked in order.
+	answerers []namedAnswerer
+
 	// The token counting bounds (count_bounds.go): the body limit in
 	// force, the slots of the calls in progress (nil: no bound) and how
 	// long a call waits for one.
@@ -281,6 +285,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	}
 	// The usage page's recent errors and traffic (ops_feed.go).
 	l.watchers = append(l.watchers, l.watchOps)
+	l.provisionFeatures()      // registered answerers and watchers (answerer.go)
 	l.registerDiagnostics(ctx) // diagnostics_admin.go
 	if err := l.provisionAccess(ctx); err != nil {
 		return err // client_keys.go
