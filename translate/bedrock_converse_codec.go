@@ -38,7 +38,9 @@ const ProtocolBedrockConverse Protocol = "bedrock_converse"
 //
 // What Converse cannot carry is dropped and recorded (Request.Drop):
 // images by URL or file id, documents other than base64, tool_choice
-// "none" (the tools are left out instead), seeds and penalties.
+// "none" (the tools are left out instead), seeds and penalties, and
+// cache_control on models Bedrock caches no prompts for (elsewhere it
+// becomes a cachePoint: bedrock_converse_cache.go).
 type bedrockConverseCodec struct{}
 
 func init() { Register(bedrockConverseCodec{}) }
@@ -106,6 +108,7 @@ type (
 		ToolResult       *cvToolResult   `json:"toolResult,omitempty"`
 		ReasoningContent *cvReasoning    `json:"reasoningContent,omitempty"`
 		JSON             json.RawMessage `json:"json,omitempty"`
+		CachePoint       *cvCachePoint   `json:"cachePoint,omitempty"`
 	}
 	cvMedia struct {
 		Format string       `json:"format"`
@@ -143,8 +146,11 @@ type (
 		Tools      []cvTool       `json:"tools"`
 		ToolChoice map[string]any `json:"toolChoice,omitempty"`
 	}
+	// cvTool is a union: a tool, or the cache point after the tools
+	// before it.
 	cvTool struct {
-		ToolSpec cvToolSpec `json:"toolSpec"`
+		ToolSpec   *cvToolSpec   `json:"toolSpec,omitempty"`
+		CachePoint *cvCachePoint `json:"cachePoint,omitempty"`
 	}
 	cvToolSpec struct {
 		Name        string        `json:"name"`
@@ -160,9 +166,10 @@ type (
 // EncodeRequest implements Codec.
 func (bedrockConverseCodec) EncodeRequest(req *Request) ([]byte, error) {
 	out := cvRequest{Messages: make([]cvMessage, 0, len(req.Messages))}
+	cache := cvCachingFor(req.Model)
 	for _, p := range req.System {
 		if p.Type == PartText {
-			out.System = append(out.System, cvText(p.Text))
+			out.System = cache.appendPoint(req, append(out.System, cvText(p.Text)), p.CacheControl)
 		}
 	}
 	hasToolParts := false
@@ -173,7 +180,7 @@ func (bedrockConverseCodec) EncodeRequest(req *Request) ([]byte, error) {
 			// text joins the system prompt.
 			for _, p := range m.Parts {
 				if p.Type == PartText {
-					out.System = append(out.System, cvText(p.Text))
+					out.System = cache.appendPoint(req, append(out.System, cvText(p.Text)), p.CacheControl)
 				}
 			}
 			continue
@@ -182,7 +189,7 @@ func (bedrockConverseCodec) EncodeRequest(req *Request) ([]byte, error) {
 		for j := range m.Parts {
 			b, ok := cvPart(req, &m.Parts[j])
 			if ok {
-				cm.Content = append(cm.Content, b)
+				cm.Content = cache.appendPoint(req, append(cm.Content, b), partCacheControl(&m.Parts[j]))
 				hasToolParts = hasToolParts || b.ToolUse != nil || b.ToolResult != nil
 			}
 		}
@@ -237,7 +244,10 @@ func (bedrockConverseCodec) EncodeRequest(req *Request) ([]byte, error) {
 			if len(schema) == 0 {
 				schema = json.RawMessage(`{"type":"object","properties":{}}`)
 			}
-			tc.Tools = append(tc.Tools, cvTool{cvToolSpec{Name: t.Name, Description: t.Description, InputSchema: cvInputSchema{schema}, Strict: t.Strict}})
+			tc.Tools = append(tc.Tools, cvTool{ToolSpec: &cvToolSpec{Name: t.Name, Description: t.Description, InputSchema: cvInputSchema{schema}, Strict: t.Strict}})
+			if p := cache.point(req, t.CacheControl, true); p != nil {
+				tc.Tools = append(tc.Tools, cvTool{CachePoint: p})
+			}
 		}
 		if c := req.ToolChoice; c != nil {
 			switch c.Mode {
@@ -254,7 +264,7 @@ func (bedrockConverseCodec) EncodeRequest(req *Request) ([]byte, error) {
 		// Converse refuses toolUse and toolResult blocks without a
 		// toolConfig: a history with tool calls but no tools offered now
 		// (tool_choice none) gets one placeholder tool.
-		out.ToolConfig = &cvToolConfig{Tools: []cvTool{{cvToolSpec{Name: "louter_no_tools",
+		out.ToolConfig = &cvToolConfig{Tools: []cvTool{{ToolSpec: &cvToolSpec{Name: "louter_no_tools",
 			Description: "Placeholder: no tool may be called now.", InputSchema: cvInputSchema{json.RawMessage(`{"type":"object","properties":{}}`)}}}}}
 	}
 	if noneChoice && len(req.Tools) > 0 {

@@ -83,7 +83,10 @@ func (d *geminiRequestDecoder) part(out []Part, p gjson.Result, i, j int, role R
 			return out, geminiBadRequest("contents", "contents[%d].parts[%d].fileData.fileUri: required", i, j)
 		}
 		return d.media(out, geminiGet(file, "mimeType", "mime_type").Str, &Media{URL: uri}), nil
-	case text.Type == gjson.String:
+	case text.Type == gjson.String, text.Type == gjson.Null && sig.Type == gjson.String:
+		// A part with a signature and no text is the empty signed part
+		// louter streams a signature on, as the genai SDKs echo it: their
+		// Part drops an empty text (omitempty). It keeps its signature.
 		if thought.Type == gjson.True || (text.Str == "" && sig.Str != "" && sig.Str != geminiSkipSignature) {
 			// A thought summary, or an empty part carrying a signature:
 			// both are reasoning in the IR.

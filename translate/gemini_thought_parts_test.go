@@ -48,7 +48,7 @@ func TestGeminiThoughtPartsRoundTripToAnthropic(t *testing.T) {
 	// The client's view of the model turn: every part of every chunk, in
 	// order, in one content (Gemini CLI) or one content per chunk (the
 	// genai SDKs' chats).
-	var parts []json.RawMessage
+	var parts, sdkParts []json.RawMessage
 	var perChunk []string
 	thoughts := 0
 	for _, d := range f.data {
@@ -58,6 +58,7 @@ func TestGeminiThoughtPartsRoundTripToAnthropic(t *testing.T) {
 		}
 		content.Get("parts").ForEach(func(_, p gjson.Result) bool {
 			parts = append(parts, json.RawMessage(p.Raw))
+			sdkParts = append(sdkParts, omitEmptyText(t, p.Raw))
 			if p.Get("thought").Bool() {
 				thoughts++
 			}
@@ -68,9 +69,27 @@ func TestGeminiThoughtPartsRoundTripToAnthropic(t *testing.T) {
 		t.Fatalf("the stream sent %d thought parts; the test needs the reasoning split", thoughts)
 	}
 	model, _ := json.Marshal(map[string]any{"role": "model", "parts": parts})
-	for _, view := range []string{string(model), strings.Join(perChunk, ",")} {
+	// The genai SDKs keep a part as their Part struct, whose text is
+	// omitempty: the signed empty part comes back without text.
+	sdkModel, _ := json.Marshal(map[string]any{"role": "model", "parts": sdkParts})
+	for _, view := range []string{string(model), strings.Join(perChunk, ","), string(sdkModel)} {
 		geminiEchoToAnthropic(t, view)
 	}
+}
+
+// omitEmptyText is a part as a client that omits empty fields re-encodes
+// it: an empty text left out.
+func omitEmptyText(t *testing.T, part string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(part), &m); err != nil {
+		t.Fatal(err)
+	}
+	if string(m["text"]) == `""` {
+		delete(m, "text")
+	}
+	out, _ := json.Marshal(m)
+	return out
 }
 
 // geminiEchoToAnthropic sends the model turn a Gemini client kept, answered,
@@ -120,6 +139,17 @@ func TestGeminiDecodeJoinsThoughtParts(t *testing.T) {
 		{"signature on an empty last part",
 			`{"text":"a","thought":true},{"text":"b","thought":true},{"text":"","thought":true,"thoughtSignature":"AAAA"}`,
 			[]Part{{Type: PartThinking, Text: "ab", Signature: "AAAA"}}},
+		// The genai SDKs echo louter's empty signed part without its
+		// text (omitempty), with or without thought.
+		{"signature on a last part without text",
+			`{"text":"a","thought":true},{"text":"b","thought":true},{"thought":true,"thoughtSignature":"AAAA"}`,
+			[]Part{{Type: PartThinking, Text: "ab", Signature: "AAAA"}}},
+		{"a signature alone",
+			`{"text":"a","thought":true},{"thoughtSignature":"AAAA"}`,
+			[]Part{{Type: PartThinking, Text: "a", Signature: "AAAA"}}},
+		{"a signature beside a null text",
+			`{"text":"a","thought":true},{"text":null,"thoughtSignature":"AAAA"}`,
+			[]Part{{Type: PartThinking, Text: "a", Signature: "AAAA"}}},
 		{"signature on the last text",
 			`{"text":"a","thought":true},{"text":"b","thought":true,"thoughtSignature":"AAAA"}`,
 			[]Part{{Type: PartThinking, Text: "ab", Signature: "AAAA"}}},

@@ -2,12 +2,37 @@
 // admin endpoint answers it) and api/state (ops_ui.go), beside the page, and
 // renders them with textContent only: model and client names come from
 // requests.
+//
+// Bidirectional control characters in such a name would reorder the text
+// around it (U+202E turns the rest of the line backwards), so every
+// string is shown with them escaped (visible), and the names set inside
+// a longer text are isolated in <bdi> (name): a right-to-left name, or
+// one with unbalanced controls, leaves the text beside it in order.
 "use strict";
+
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+function visible(text) {
+  return String(text).replace(BIDI_CONTROLS, c => "\\u" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0"));
+}
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (text !== undefined && text !== null) e.textContent = visible(text);
   if (cls) e.className = cls;
+  return e;
+}
+
+// name is a name from a request or the configuration, isolated.
+function name(text) {
+  return el("bdi", text);
+}
+
+// line builds an element from pieces: strings, louter's own text, and
+// names.
+function line(tag, pieces, cls) {
+  const e = el(tag, undefined, cls);
+  e.append(...pieces);
   return e;
 }
 
@@ -58,7 +83,7 @@ function renderTraffic(series) {
   bars.replaceChildren();
   for (const [b, n] of [...byBackend.entries()].sort()) {
     const d = el("div", undefined, "bar");
-    d.appendChild(el("span", b, "label"));
+    d.appendChild(name(b)).className = "label";
     const f = el("span", undefined, "fill");
     f.style.width = (300 * n / max) + "px";
     d.appendChild(f);
@@ -115,11 +140,13 @@ function renderRecordings(st) {
   list.replaceChildren();
   const note = document.getElementById("recordings-note");
   if (st.recording_dirs.length === 0) { note.textContent = "Recording is off (the louter directive's record block)."; return; }
-  note.textContent = "From " + st.recording_dirs.join(", ") + ": the last " + st.recordings.length + " exchanges, newest first.";
+  note.textContent = visible("From " + st.recording_dirs.join(", ")) + ": the last " + st.recordings.length + " exchanges, newest first.";
   for (const x of st.recordings.slice().reverse()) {
     const box = el("div", undefined, "exchange");
     const b = x.backend || {};
-    box.appendChild(el("div", new Date(x.time).toISOString() + "  " + x.client.protocol + " → " + (b.name || "?") + " (" + (b.protocol || "") + ")  model " + (b.model || "") + (x.error ? "  error: " + x.error : "")));
+    const head = [new Date(x.time).toISOString() + "  " + x.client.protocol + " → ", name(b.name || "?"), " (" + (b.protocol || "") + ")  model ", name(b.model || "")];
+    if (x.error) head.push("  error: ", name(x.error));
+    box.appendChild(line("div", head));
     if (x.omitted) { box.appendChild(el("p", x.omitted, "note")); list.appendChild(box); continue; }
     const sides = el("div", undefined, "sides");
     sides.appendChild(side("Client request", x.client_request));

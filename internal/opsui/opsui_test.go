@@ -54,6 +54,10 @@ func runChromium(t *testing.T, bin, url string, args ...string) []byte {
 
 const clientKey = "sk-alice-0123456789abcdef0123456789"
 
+// spoofModel holds a right-to-left override: unescaped, it would show as
+// "claude-exe.jpg" and turn the text after it around.
+const spoofModel = "claude-\u202Egpj.exe"
+
 // TestUsagePageInChromium seeds traffic through a real Caddy (a client
 // key, prices, a fallback chain on the mock, recording on), opens the
 // usage page (louter_ui, mounted on a site of its own) in headless Chromium, and checks that
@@ -102,9 +106,13 @@ func TestUsagePageInChromium(t *testing.T) {
 	testcaddy.WaitListening(t, ports[1])
 	testcaddy.WaitListening(t, ports[2])
 	base := testcaddy.URL(ports[0])
+	var sendModel func(model, scenario string, stream bool) int
 
 	send := func(scenario string, stream bool) int {
-		body := fmt.Sprintf(`{"model":"claude-sonnet-4-5","max_tokens":100,"stream":%t,"messages":[{"role":"user","content":"[mock:text] Hi"}]}`, stream)
+		return sendModel("claude-sonnet-4-5", scenario, stream)
+	}
+	sendModel = func(model, scenario string, stream bool) int {
+		body := fmt.Sprintf(`{"model":%q,"max_tokens":100,"stream":%t,"messages":[{"role":"user","content":"[mock:text] Hi"}]}`, model, stream)
 		header := []string{"Anthropic-Version", "2023-06-01", "X-Api-Key", clientKey}
 		if scenario != "" {
 			header = append(header, "X-Mock-Scenario", scenario)
@@ -116,6 +124,11 @@ func TestUsagePageInChromium(t *testing.T) {
 		if code := send("", stream); code != 200 {
 			t.Fatalf("request %d: status %d", i, code)
 		}
+	}
+	// A model name that would turn the rest of its line backwards
+	// (U+202E, right-to-left override) if the page let it.
+	if code := sendModel(spoofModel, "", false); code != 200 {
+		t.Fatalf("the spoofing model's request: status %d", code)
 	}
 	// Both backends get the 429 (forward_headers is the handler's): the
 	// first attempt falls back, the second is the client's error, and the
@@ -137,7 +150,7 @@ func TestUsagePageInChromium(t *testing.T) {
 	for {
 		files, _ := filepath.Glob(filepath.Join(recDir, "*.jsonl"))
 		if len(files) > 0 {
-			if b, _ := os.ReadFile(files[0]); bytes.Count(b, []byte("\n")) >= 7 {
+			if b, _ := os.ReadFile(files[0]); bytes.Count(b, []byte("\n")) >= 8 {
 				break
 			}
 		}
@@ -170,7 +183,8 @@ func TestUsagePageInChromium(t *testing.T) {
 		{"traffic", []string{"primary", "spare", "<td>alice</td><td>claude-sonnet-4-5</td>"}},
 		{"health", []string{"<td>primary</td><td>openai_chat</td><td class=\"cooling\">cooling down until", "<td>spare</td><td>anthropic</td>"}},
 		{"errors", []string{`<tr class="fallback">`, `<tr class="error">`, "<td>rate limited</td>", ">429</td>"}},
-		{"recordings", []string{"Client request", "Backend request", "Backend response", "Client response", "anthropic → primary (openai_chat)", "chat.completion.chunk", "message_stop"}},
+		{"recordings", []string{"Client request", "Backend request", "Backend response", "Client response", "anthropic → <bdi>primary</bdi> (openai_chat)", "chat.completion.chunk", "message_stop",
+			`model <bdi>claude-\u202Egpj.exe</bdi>`}},
 	}
 	for _, c := range checks {
 		s := section(c.view)
@@ -178,6 +192,16 @@ func TestUsagePageInChromium(t *testing.T) {
 			if !strings.Contains(s, w) {
 				t.Errorf("view %s lacks %q:\n%s", c.view, w, s)
 			}
+		}
+	}
+	// The override shows escaped, in every view, the recorded bodies
+	// included; nothing reorders the text after it.
+	if strings.ContainsRune(dom, '\u202E') {
+		t.Errorf("the page renders a raw U+202E:\n%s", dom)
+	}
+	for _, view := range []string{"traffic", "recordings"} {
+		if !strings.Contains(section(view), `claude-\u202Egpj.exe`) {
+			t.Errorf("view %s does not show the spoofing model escaped:\n%s", view, section(view))
 		}
 	}
 	if strings.Contains(dom, clientKey) || strings.Contains(dom, "sk-alice") {
