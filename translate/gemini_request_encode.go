@@ -93,21 +93,26 @@ func geminiRequestSizeHint(req *Request) int {
 
 // appendContents writes the conversation. Consecutive messages of one role
 // are merged into one content, as Gemini wants turns to alternate; system
-// messages inside the conversation join the system instruction instead.
+// messages before the first turn join the system instruction, those after
+// it are user text at their position (system_messages.go).
 func (e *geminiRequestEncoder) appendContents(b []byte) []byte {
 	e.out = b
-	for i := range e.req.Messages {
+	for i := leadingSystem(e.req.Messages); i < len(e.req.Messages); i++ {
 		m := &e.req.Messages[i]
-		if m.Role == RoleSystem {
-			continue
+		role := m.Role
+		if role == RoleSystem {
+			role = RoleUser
 		}
-		if m.Role != e.role {
+		if role != e.role {
 			e.flush()
-			e.role = m.Role
+			e.role = role
 		}
-		if m.Role == RoleAssistant {
+		switch m.Role {
+		case RoleAssistant:
 			e.appendModelParts(m.Parts)
-		} else {
+		case RoleSystem:
+			e.appendSystemTurn(m.Parts)
+		default:
 			e.appendUserParts(m.Parts)
 		}
 	}
@@ -176,6 +181,18 @@ func (e *geminiRequestEncoder) appendUserParts(parts []Part) {
 		case PartToolResult:
 		default:
 			e.req.Drop("messages.content."+string(p.Type), "not allowed in user turns")
+		}
+	}
+}
+
+// appendSystemTurn writes a mid-conversation system message's text parts
+// as user text marked as the system's.
+func (e *geminiRequestEncoder) appendSystemTurn(parts []Part) {
+	for i := range parts {
+		p := &parts[i]
+		e.noteCacheControl(p)
+		if p.Type == PartText && p.Text != "" {
+			e.appendText(&Part{Type: PartText, Text: systemTurnText(p.Text)})
 		}
 	}
 }
@@ -362,7 +379,7 @@ func geminiAppendArgs(b []byte, args string) []byte {
 }
 
 // appendSystem writes the system instruction: the leading system prompt,
-// then the system messages found inside the conversation.
+// then the system messages that open the conversation.
 func (e *geminiRequestEncoder) appendSystem(b []byte) []byte {
 	start := len(b)
 	b = append(b, `,"systemInstruction":{"parts":[`...)
@@ -383,11 +400,10 @@ func (e *geminiRequestEncoder) appendSystem(b []byte) []byte {
 	for i := range e.req.System {
 		add(&e.req.System[i])
 	}
-	for i := range e.req.Messages {
-		if m := &e.req.Messages[i]; m.Role == RoleSystem {
-			for j := range m.Parts {
-				add(&m.Parts[j])
-			}
+	for i := range leadingSystem(e.req.Messages) {
+		m := &e.req.Messages[i]
+		for j := range m.Parts {
+			add(&m.Parts[j])
 		}
 	}
 	if n == 0 {
