@@ -38,9 +38,17 @@ import (
 // probes with HEAD at start-up.
 var anthropicProbes = []string{"/api/hello"}
 
-// anthropicCheckRequest refuses a request the client's API version does
-// not allow (translate.CheckAnthropicVersion).
-func anthropicCheckRequest(h http.Header, body []byte) *translate.Error {
+// anthropicCheckRequest refuses a Messages request Anthropic refuses: one
+// without max_tokens, which Anthropic requires and Claude Code always
+// sends (a translating backend would otherwise answer what Anthropic
+// would not, under a limit of the backend's choosing), and what the
+// client's API version does not allow (translate.CheckAnthropicVersion).
+// count_tokens, which takes no max_tokens, is not checked here.
+func anthropicCheckRequest(h http.Header, body []byte, top *translate.TopLevel) *translate.Error {
+	if !top.LimitsAt[translate.LimitMaxTokens].Found() {
+		return &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest,
+			Param: "max_tokens", Message: "max_tokens: Field required"}
+	}
 	return translate.CheckAnthropicVersion(h.Get("Anthropic-Version"), body)
 }
 

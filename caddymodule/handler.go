@@ -123,9 +123,10 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 		return l.reject(w, client, te)
 	}
 	if check := ep.checkRequest; check != nil {
-		// What the client's own API version refuses, refused whatever
-		// the backend (Anthropic's 2026-10-21: anthropic_agents.go).
-		if te := check(r.Header, body); te != nil {
+		// What the client's own API refuses, refused whatever the
+		// backend (Anthropic's max_tokens and 2026-10-21:
+		// anthropic_agents.go).
+		if te := check(r.Header, body, &top); te != nil {
 			return rejectValid(te)
 		}
 	}

@@ -91,11 +91,12 @@ type protocolRow struct {
 	// header, opencode's session header), or ""; see conversation_key.go.
 	// nil: the first turn's hash.
 	conversationKey func(h http.Header, top *translate.TopLevel) string
-	// checkRequest refuses a client's request that the protocol version
-	// the client names does not allow, as the provider would (Anthropic's
-	// anthropic-version 2026-10-21: anthropic_agents.go). nil: no
-	// version rules.
-	checkRequest func(h http.Header, body []byte) *translate.Error
+	// checkRequest refuses a client's chat request that the provider
+	// would refuse whatever the backend: a member the API requires
+	// missing, or what the protocol version the client names does not
+	// allow (Anthropic's max_tokens, anthropic-version 2026-10-21:
+	// anthropic_agents.go). top is the body's scan. nil: no such rules.
+	checkRequest func(h http.Header, body []byte, top *translate.TopLevel) *translate.Error
 	// probes are paths, below louter's prefix, that the protocol's agents
 	// send HEAD to at start-up (Claude Code's /api/hello), answered with
 	// an empty 200 at once, whatever the site's other handlers would do.

@@ -7,4 +7,5 @@ var (
 	AnthFixture    = anthFixture
 	AnthDumpEvents = anthDumpEvents
 	AnthDumpJSON   = anthDumpJSON
+	OwnID          = ownID
 )

@@ -188,10 +188,7 @@ func (anthropicCodec) EncodeResponse(resp *Response, req *Request) ([]byte, erro
 	if req != nil && req.Model != "" {
 		model = req.Model
 	}
-	id := resp.ID
-	if id == "" {
-		id = newID("msg_")
-	}
+	id := ownID(resp.ID, "msg_")
 	b := make([]byte, 0, 256+anthPartsSize(resp.Parts))
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, id)

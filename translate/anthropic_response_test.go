@@ -104,7 +104,7 @@ func TestAnthropicEncodeResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	checks := map[string]string{
-		"id":              "\"chatcmpl-123\"",
+		"id":              `"` + ownID("chatcmpl-123", "msg_") + `"`, // an OpenAI id gets a stand-in
 		"type":            `"message"`,
 		"role":            `"assistant"`,
 		"model":           `"claude-sonnet-4-5"`,

@@ -101,9 +101,7 @@ func (s *anthropicStreamEncoder) start(w FrameWriter, ev *Event) {
 			s.usage = *ev.Usage
 		}
 	}
-	if id == "" {
-		id = newID("msg_")
-	}
+	id = ownID(id, "msg_")
 	b := append(s.buf[:0], `{"type":"message_start","message":{"id":`...)
 	b = appendJSONString(b, id)
 	b = append(b, `,"type":"message","role":"assistant","model":`...)

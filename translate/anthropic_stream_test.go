@@ -440,7 +440,11 @@ func anthNormalize(evs []translate.Event, model string) []translate.Event {
 			e.Usage = &u
 		}
 		if e.Type == translate.EventMessageStart {
+			// The message is answered under the client's model, and
+			// under an id of Anthropic's shape (another protocol's
+			// id gets a stand-in).
 			e.Model = model
+			e.ID = translate.OwnID(e.ID, "msg_")
 		}
 		if e.Err != nil {
 			// The status of an in-stream error is implied by its type.

@@ -173,15 +173,27 @@ func (bedrockConverseCodec) EncodeRequest(req *Request) ([]byte, error) {
 		}
 	}
 	hasToolParts := false
+	lead := leadingSystem(req.Messages)
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == RoleSystem {
-			// Converse has no mid-conversation system message: its
-			// text joins the system prompt.
+			// Converse has one system prompt: a system message that
+			// opens the conversation joins it, a later one is user
+			// text at its position (system_messages.go).
+			cm := cvMessage{Role: RoleUser}
 			for _, p := range m.Parts {
-				if p.Type == PartText {
+				switch {
+				case p.Type != PartText || p.Text == "":
+				case i < lead:
 					out.System = cache.appendPoint(req, append(out.System, cvText(p.Text)), p.CacheControl)
+				default:
+					cm.Content = cache.appendPoint(req, append(cm.Content, cvText(systemTurnText(p.Text))), p.CacheControl)
 				}
+			}
+			if n := len(out.Messages); n > 0 && out.Messages[n-1].Role == RoleUser {
+				out.Messages[n-1].Content = append(out.Messages[n-1].Content, cm.Content...)
+			} else if len(cm.Content) > 0 {
+				out.Messages = append(out.Messages, cm)
 			}
 			continue
 		}

@@ -2,8 +2,10 @@ package translate
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"hash/fnv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -16,6 +18,26 @@ func newID(prefix string) string {
 	dst := make([]byte, len(prefix), len(prefix)+24)
 	copy(dst, prefix)
 	return string(hex.AppendEncode(dst, b[:]))
+}
+
+// ownID returns id when it has the client protocol's shape (prefix), and
+// otherwise one of that shape: an Anthropic client answered by an OpenAI
+// backend gets msg_…, not chatcmpl-…, as SDKs and usage tools that
+// de-duplicate on the id expect the provider's own form. The stand-in is
+// prefix and 24 hex digits of SHA-256 of the backend's id, so the same
+// answer keeps the same id (a stream's events, a replay, a log line
+// matched against the backend's), and a fresh one when there is none.
+func ownID(id, prefix string) string {
+	if strings.HasPrefix(id, prefix) && len(id) > len(prefix) {
+		return id
+	}
+	if id == "" {
+		return newID(prefix)
+	}
+	sum := sha256.Sum256([]byte(id))
+	dst := make([]byte, len(prefix), len(prefix)+24)
+	copy(dst, prefix)
+	return string(hex.AppendEncode(dst, sum[:12]))
 }
 
 // NewCallID returns a fresh tool call id in OpenAI's shape: "call_" and 24

@@ -54,8 +54,13 @@ var oaiNow = time.Now
 // Gemini's compatibility layer): "call_" + 24 hex digits.
 func oaiNewCallID() string { return NewCallID() }
 
+// oaiCompletionIDPrefix starts OpenAI's completion ids; an answer whose
+// id does not (another protocol's backend made it) gets a fresh one
+// (ownID).
+const oaiCompletionIDPrefix = "chatcmpl-"
+
 // oaiNewCompletionID makes a completion id when the IR carries none.
-func oaiNewCompletionID() string { return newID("chatcmpl-") }
+func oaiNewCompletionID() string { return newID(oaiCompletionIDPrefix) }
 
 // oaiStopReason maps a finish_reason onto the IR. Unknown values and null
 // are a natural end; the Emitter (streams) and DecodeResponse turn a natural

@@ -83,10 +83,7 @@ func (openAIChatCodec) EncodeResponse(resp *Response, req *Request) ([]byte, err
 		// (oaiCallIDs), if at all.
 		size += len(p.Text) + len(p.Signature)
 	}
-	id := resp.ID
-	if id == "" {
-		id = oaiNewCompletionID()
-	}
+	id := ownID(resp.ID, oaiCompletionIDPrefix)
 	model := resp.Model
 	if req != nil && req.Model != "" {
 		model = req.Model

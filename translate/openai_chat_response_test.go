@@ -115,7 +115,7 @@ func TestOpenAIChatEncodeResponse(t *testing.T) {
 	}
 	golden(t, "openai_chat/encode_response_tool_calls.json", oaiIndent(t, body))
 	for path, want := range map[string]string{
-		"id":                                  `"msg_01XFDUDYJgAACzvnptvVoYEL"`,
+		"id":                                  `"` + ownID("msg_01XFDUDYJgAACzvnptvVoYEL", "chatcmpl-") + `"`, // an Anthropic id gets a stand-in
 		"model":                               `"gpt-4o"`,
 		"created":                             "1700000000",
 		"choices.0.message.content":           `"Let me check that <now> & \"then\"."`,

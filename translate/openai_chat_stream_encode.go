@@ -139,9 +139,7 @@ func (s *oaiStreamEncoder) start(w FrameWriter, id string) {
 		return
 	}
 	s.started = true
-	if id == "" {
-		id = oaiNewCompletionID()
-	}
+	id = ownID(id, oaiCompletionIDPrefix)
 	b := append(s.prefix[:0], `{"id":`...)
 	b = appendJSONString(b, id)
 	b = append(b, `,"object":"chat.completion.chunk","created":`...)

@@ -41,7 +41,7 @@ func oaiEncodeEvents(req *Request, evs []Event) *oaiFrames {
 // a Claude Code-like exchange: signed thinking, text, two tool calls.
 func oaiAgentResponse() *Response {
 	return &Response{
-		ID:    "msg_01XFDUDYJgAACzvnptvVoYEL",
+		ID:    "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
 		Model: "claude-sonnet-4-5",
 		Parts: []Part{
 			{Type: PartThinking, Text: "The user wants the weather.", Signature: "EqQBCkYIBxgC"},
@@ -77,7 +77,7 @@ func TestOpenAIChatStreamEncoderGolden(t *testing.T) {
 			var finishes, usages int
 			for _, fr := range f.frames[:len(f.frames)-1] {
 				c := gjson.Parse(fr)
-				if c.Get("id").Str != "msg_01XFDUDYJgAACzvnptvVoYEL" || c.Get("created").Int() != 1700000000 || c.Get("model").Str != "gpt-4o" || c.Get("object").Str != "chat.completion.chunk" {
+				if c.Get("id").Str != "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG" || c.Get("created").Int() != 1700000000 || c.Get("model").Str != "gpt-4o" || c.Get("object").Str != "chat.completion.chunk" {
 					t.Errorf("chunk header differs: %s", fr)
 				}
 				if strings.Contains(fr, "EqQBCkYIBxgC") || strings.Contains(fr, "EmwKAhgB") {

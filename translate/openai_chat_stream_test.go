@@ -208,7 +208,7 @@ func TestOpenAIChatStreamEncoderWithOpenAISDK(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stream error: %v", err)
 	}
-	if acc.ID != "msg_01XFDUDYJgAACzvnptvVoYEL" || acc.Model != "gpt-4o" {
+	if acc.ID != translate.OwnID("msg_01XFDUDYJgAACzvnptvVoYEL", "chatcmpl-") || acc.Model != "gpt-4o" {
 		t.Errorf("id %q model %q", acc.ID, acc.Model)
 	}
 	if len(acc.Choices) != 1 {
