@@ -239,7 +239,11 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return err
 			}
 		case "stored_responses":
-			if err := l.unmarshalState(d); err != nil { // stateful_caddyfile.go
+			if l.State != nil {
+				return d.Err("stored_responses already specified")
+			}
+			l.State = new(StoredResponses)
+			if err := l.State.unmarshalCaddyfile(d); err != nil { // stateful_caddyfile.go
 				return err
 			}
 

@@ -37,7 +37,7 @@ func (l *Louter) editSummarizer(r *http.Request, model string) translate.Summari
 		}
 		r2 := r.Clone(r.Context())
 		r2.URL.Path, r2.URL.RawPath = path, ""
-		text, _, failed, err := l.summaryTurn(r2, model, res[1], "", input, instructions)
+		text, _, failed, err := summaryTurn(l.chatTurn, r2, model, res[1], "", input, instructions)
 		switch {
 		case failed != nil:
 			return "", compactFailed(failed, nil)

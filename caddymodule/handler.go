@@ -46,7 +46,7 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return nil
 	}
-	if done, err := l.serveState(w, r, req); done {
+	if done, err := l.stateful.serveState(w, r, req); done {
 		return err // stored responses, the WebSocket, compaction (stateful.go)
 	}
 	if done, err := l.serveSurface(w, r, req); done {
@@ -90,18 +90,18 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 	// A stateful protocol's stored turns: the history a continuation
 	// names is put back into the body, and the answer is kept
 	// (stateful.go).
-	if turn, te := l.continueState(r, ep, body); te != nil {
+	if turn, te := l.stateful.continueState(r, ep.protocol, ep.stateful, body); te != nil {
 		return l.reject(w, client, te)
 	} else if turn != nil {
 		if turn.detach {
-			return l.runBackground(w, r, ep.protocol, client, body) // stateful_background.go
+			return l.stateful.runBackground(w, r, ep.protocol, client, body) // stateful_background.go
 		}
 		body, q.continues, q.stored = turn.body, turn.echoPrevious(), turn.keep
 		w = turn.capture(r.Context(), w)
 		defer turn.save(r.Context())
 		defer turn.finish() // before save: the answer's last bytes
 		if turn.trigger {
-			return l.serveCompactionTrigger(w, r, turn, client) // stateful_compact_trigger.go
+			return l.stateful.serveCompactionTrigger(w, r, turn, client) // stateful_compact.go
 		}
 	}
 	// One pass over the body, for both paths: it finds the members louter

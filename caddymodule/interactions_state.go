@@ -44,7 +44,7 @@ var interactionsState = statefulAPI{
 	private:     "thought",
 	items:       interactionsItems,
 	notFound:    interactionsNotFound,
-	serveStored: (*Louter).serveStoredInteraction,
+	serveStored: (*stateLayer).serveStoredInteraction,
 	assembler:   func() streamAssembler { return &interactionsAssembler{} },
 }
 
@@ -88,10 +88,10 @@ func interactionsNotFound(id string) *translate.Error {
 // serveStoredInteraction answers GET and DELETE /v1beta/interactions/{id}
 // and POST .../{id}/cancel, for the client that stored the interaction
 // only.
-func (l *Louter) serveStoredInteraction(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
+func (sl *stateLayer) serveStoredInteraction(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
 	id, sub, _ := strings.Cut(rest, "/")
 	notFound := func() error {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found",
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found",
 			Message: fmt.Sprintf("interaction '%s' not found", id)})
 	}
 	var allow string
@@ -105,30 +105,30 @@ func (l *Louter) serveStoredInteraction(w http.ResponseWriter, r *http.Request, 
 	case sub == "cancel":
 		allow = http.MethodPost
 	default:
-		return l.reject(w, codec, interactionsUnknownURL(r.Method, r.URL.Path))
+		return sl.reject(w, codec, interactionsUnknownURL(r.Method, r.URL.Path))
 	}
 	if allow != "" {
 		w.Header().Set("Allow", allow)
-		return l.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 			Message: fmt.Sprintf("louter: %s is not allowed on %s/{id}%s", r.Method, api.path, strings.TrimPrefix("/"+sub, "/"))})
 	}
 	owner, ctx := stateOwner(r), r.Context()
 	if r.Method == http.MethodDelete {
-		if err := l.state.deleteTurn(ctx, owner, id, api); err != nil {
-			return l.reject(w, codec, interactionsStoredError(err, id))
+		if err := sl.s.deleteTurn(ctx, owner, id, api); err != nil {
+			return sl.reject(w, codec, interactionsStoredError(err, id))
 		}
 		return writeRawJSON(w, http.StatusOK, []byte("{}"))
 	}
-	st, err := l.state.turn(ctx, owner, id, api)
+	st, err := sl.s.turn(ctx, owner, id, api)
 	if err != nil {
-		return l.reject(w, codec, interactionsStoredError(err, id))
+		return sl.reject(w, codec, interactionsStoredError(err, id))
 	}
 	if sub == "cancel" {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request",
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request",
 			Message: fmt.Sprintf("interaction '%s' is %s: only a background interaction can be cancelled, and louter runs none (it answers each interaction while the request is open)", id, gjson.GetBytes(st.Response, "status").Str)})
 	}
 	if r.URL.Query().Get("stream") == "true" {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request", Param: "stream",
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request", Param: "stream",
 			Message: "stream: a stored interaction is fetched whole; streams are replayed only for background interactions, which louter does not run"})
 	}
 	// The timeline: this turn's input steps, then its output steps.
@@ -142,7 +142,7 @@ func (l *Louter) serveStoredInteraction(w http.ResponseWriter, r *http.Request, 
 	}
 	obj, err := sjson.SetRawBytes(append([]byte(nil), st.Response...), api.output, steps)
 	if err != nil {
-		return l.reject(w, codec, storeUnavailable(err))
+		return sl.reject(w, codec, storeUnavailable(err))
 	}
 	return writeRawJSON(w, http.StatusOK, obj)
 }

@@ -166,8 +166,8 @@ type Louter struct {
 	// recording is nil unless record is set (record_config.go).
 	recording *recording
 
-	// state is nil when stored responses are off (stateful.go).
-	state *stateStore
+	// stateful is the stateful layer (stateful.go), nil until Provision.
+	stateful *stateLayer
 
 	// watchers start the observers of features other than louter's own
 	// (attempt_hooks.go), on every attempt.
@@ -290,7 +290,7 @@ func (l *Louter) Provision(ctx caddy.Context) error {
 	if err := l.provisionAccess(ctx); err != nil {
 		return err // client_keys.go
 	}
-	return l.provisionState() // stateful.go
+	return l.provisionState() // stateful_host.go
 }
 
 // normalizeBasePath turns a configured base path into "" or "/a/b": unset

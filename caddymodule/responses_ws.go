@@ -71,15 +71,15 @@ const defaultPingInterval = 30 * time.Second
 const wsRefusal = `{"error":{"type":"invalid_request_error","code":"websocket_disabled","message":"Responses WebSocket is disabled on this gateway; use HTTP POST /v1/responses"}}`
 
 // serveWebSocket serves a Responses WebSocket session, or refuses it.
-func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiRequest, codec translate.Codec) error {
-	s := l.state
+func (sl *stateLayer) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiRequest, codec translate.Codec) error {
+	s := sl.s
 	if s == nil || !s.websocket {
 		w.Header().Set("Connection", "close")
 		return writeRawJSON(w, http.StatusUpgradeRequired, []byte(wsRefusal))
 	}
 	mem, open := wsSockets.open(stateOwner(r), s.wsMaxOpen, s.wsBytes, s.wsTotal, s.wsMaxAge) // responses_ws_budget.go
 	if mem == nil {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Code: "websocket_connection_limit_reached",
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Code: "websocket_connection_limit_reached",
 			Message: fmt.Sprintf("louter: this client has %d Responses WebSocket sessions open, the most websocket_max_per_client allows; close one, or use HTTP POST /v1/responses", open)})
 	}
 	defer mem.close()
@@ -94,7 +94,7 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 	if err != nil {
 		return nil // Accept answered the client
 	}
-	c.SetReadLimit(l.MaxRequestBody)
+	c.SetReadLimit(sl.maxBody)
 	sess := &wsSession{mem: mem}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), socketCtxKey{}, sess), s.wsMaxAge)
 	defer cancel()
@@ -120,11 +120,11 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 		}
 	}()
 	if s.wsPing > 0 {
-		go l.keepAlive(ctx, cancel, c, s.wsPing)
+		go sl.keepAlive(ctx, cancel, c, s.wsPing)
 	}
 
 	out := &wsEventWriter{send: func(p []byte) error { return c.Write(ctx, websocket.MessageText, p) }}
-	if end := l.serveFrames(ctx, r, req.protocol, codec, sess, out, msgs); end != nil { // responses_ws_recheck.go
+	if end := sl.serveFrames(ctx, r, req.protocol, codec, sess, out, msgs); end != nil { // responses_ws_recheck.go
 		_ = c.Close(end.code, end.reason)
 		return nil
 	}
@@ -143,7 +143,7 @@ func (l *Louter) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiR
 // keepAlive pings the socket every interval until ctx is done. A ping
 // whose pong does not come within the interval (the reader reads the
 // pongs) ends the session: cancel stops its turn and closes the socket.
-func (l *Louter) keepAlive(ctx context.Context, cancel context.CancelFunc, c *websocket.Conn, interval time.Duration) {
+func (sl *stateLayer) keepAlive(ctx context.Context, cancel context.CancelFunc, c *websocket.Conn, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -156,7 +156,7 @@ func (l *Louter) keepAlive(ctx context.Context, cancel context.CancelFunc, c *we
 			pcancel()
 			if err != nil {
 				if ctx.Err() == nil {
-					l.logger.Debug("closing a WebSocket whose client stopped answering pings", zap.Duration("websocket_ping_interval", interval), zap.Error(err))
+					sl.logger.Debug("closing a WebSocket whose client stopped answering pings", zap.Duration("websocket_ping_interval", interval), zap.Error(err))
 				}
 				cancel()
 				return
@@ -166,7 +166,7 @@ func (l *Louter) keepAlive(ctx context.Context, cancel context.CancelFunc, c *we
 }
 
 // serveFrame serves one client frame.
-func (l *Louter) serveFrame(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, data []byte) {
+func (sl *stateLayer) serveFrame(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, data []byte) {
 	if data == nil || !gjson.ValidBytes(data) {
 		out.errorFrame(http.StatusBadRequest, "invalid_request_error", "louter: a frame must be a JSON text message")
 		return
@@ -193,7 +193,7 @@ func (l *Louter) serveFrame(ctx context.Context, r *http.Request, sess *wsSessio
 	body, _ := sjson.DeleteBytes(data, "type")
 	body, _ = sjson.DeleteBytes(body, "client_metadata")
 	if gjson.GetBytes(body, "generate").Type == gjson.False {
-		l.prewarm(ctx, r, sess, out, body)
+		sl.prewarm(ctx, r, sess, out, body)
 		return
 	}
 	body, _ = sjson.DeleteBytes(body, "generate")
@@ -208,15 +208,15 @@ func (l *Louter) serveFrame(ctx context.Context, r *http.Request, sess *wsSessio
 	}
 	r2.Header.Set("Content-Type", "application/json")
 	out.begin()
-	if err := l.serveChat(out, r2, classifyRequest(r2), nopNext); err != nil {
-		l.logger.Debug("websocket turn failed", zap.Error(err))
+	if err := sl.chat(out, r2); err != nil {
+		sl.logger.Debug("websocket turn failed", zap.Error(err))
 	}
 	out.end()
 }
 
 // prewarm answers a response.create with generate false: an empty
 // completed response, kept on the socket so the next turn may continue it.
-func (l *Louter) prewarm(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, body []byte) {
+func (sl *stateLayer) prewarm(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, body []byte) {
 	id := state.NewID("resp_")
 	model := gjson.GetBytes(body, "model").Str
 	prev := gjson.GetBytes(body, "previous_response_id").Str

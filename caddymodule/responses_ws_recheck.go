@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/coder/websocket"
-	"go.uber.org/zap"
 
 	"github.com/louter/louter/translate"
 )
@@ -41,53 +40,43 @@ type wsEnd struct {
 
 // serveFrames serves the session's frames, in order, until the client
 // closes (nil) or louter ends the session (why, its error frame sent).
-func (l *Louter) serveFrames(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, sess *wsSession, out *wsEventWriter, msgs <-chan []byte) *wsEnd {
-	retired := l.state.retired.Done()
+func (sl *stateLayer) serveFrames(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, sess *wsSession, out *wsEventWriter, msgs <-chan []byte) *wsEnd {
+	retired := sl.s.retired.Done()
 	for {
 		select {
 		case <-retired:
-			return l.endReloaded(out)
+			return sl.endReloaded(out)
 		case data, ok := <-msgs:
 			if !ok {
 				return nil
 			}
 			select {
 			case <-retired: // both were ready: the reload wins
-				return l.endReloaded(out)
+				return sl.endReloaded(out)
 			default:
 			}
-			fctx, end := l.recheckClient(ctx, r, p, codec, out)
+			fctx, end := sl.recheckClient(ctx, r, p, codec, out)
 			if end != nil {
 				return end
 			}
-			l.serveFrame(fctx, r, sess, out, data)
+			sl.serveFrame(fctx, r, sess, out, data)
 		}
 	}
 }
 
-func (l *Louter) endReloaded(out *wsEventWriter) *wsEnd {
+func (sl *stateLayer) endReloaded(out *wsEventWriter) *wsEnd {
 	out.frame([]byte(reloadedFrame))
 	return &wsEnd{code: websocket.StatusServiceRestart, reason: "configuration reloaded"}
 }
 
-// recheckClient resolves the session's client again. It returns the
-// context the next frame is served in, carrying the client as the key
-// table knows it now, or, the key being no longer valid, the end of the
-// session, its 401 error frame sent.
-func (l *Louter) recheckClient(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, out *wsEventWriter) (context.Context, *wsEnd) {
-	a, was := l.access, clientOf(r)
-	if a == nil || !a.keys || was == nil {
-		return ctx, nil
+// recheckClient resolves the session's client again (the host's
+// reauthenticate). It returns the context the next frame is served in, or,
+// the key being no longer valid, the end of the session, its 401 error
+// frame sent.
+func (sl *stateLayer) recheckClient(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, out *wsEventWriter) (context.Context, *wsEnd) {
+	if fctx, ok := sl.reauthenticate(ctx, r, p); ok {
+		return fctx, nil
 	}
-	c, why := a.identify(r) // client_keys.go
-	if why == authOK && c.name == was.name {
-		if c != was {
-			ctx = context.WithValue(ctx, clientCtxKey{}, c)
-		}
-		return ctx, nil
-	}
-	l.countAuthRefusal(p, authInvalid)
-	l.logger.Info("closing a WebSocket session whose client key is no longer valid", zap.String("client_name", was.name))
 	out.begin()
 	_ = writeError(out, codec, &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Code: "invalid_api_key",
 		Message: "louter: the API key this WebSocket session was opened with is no longer valid (revoked or rotated); reconnect with a valid key"})

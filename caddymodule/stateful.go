@@ -153,22 +153,33 @@ type pooledMemory struct{ *state.Memory }
 
 func (pooledMemory) Destruct() error { return nil }
 
-// provisionState sets up the store: Redis when the limits use a redis
-// server (the same client and circuit breaker, keys under the prefix's
-// "state:"), memory otherwise.
-func (l *Louter) provisionState() error {
-	c := l.State
+// stateLayer is the stateful layer: the store and its bounds, and what it
+// is given of the handler (stateful_host.go). Its methods serve the
+// stateful endpoints and a stateful protocol's turns; the handler calls
+// them, and they reach the handler only through the host.
+type stateLayer struct {
+	stateHost
+	// s is nil when stored responses are off.
+	s *stateStore
+}
+
+// newStateLayer sets up the stateful layer of config c (nil: the
+// defaults) on host. The store is rs when it is set (the limits' redis
+// server: the same client and circuit breaker guard, keys under the
+// prefix's "state:"), memory otherwise.
+func newStateLayer(c *StoredResponses, rs *limits.RedisStore, guard func(context.Context, func() error) error, host stateHost) (*stateLayer, error) {
+	sl := &stateLayer{stateHost: host}
 	if c == nil {
 		c = &StoredResponses{}
 	}
 	if c.Disabled {
-		return nil
+		return sl, nil
 	}
 	if c.WebSocket != "" && c.WebSocket != "on" && c.WebSocket != "off" {
-		return fmt.Errorf("stored_responses: websocket must be on or off, not %q", c.WebSocket)
+		return nil, fmt.Errorf("stored_responses: websocket must be on or off, not %q", c.WebSocket)
 	}
 	if c.MaxStoredBytes < 0 || c.TTL < 0 || c.WebSocketMaxAge < 0 || c.WebSocketMaxBytes < 0 || c.WebSocketTotalBytes < 0 || c.WebSocketMaxPerClient < 0 || c.BackgroundMaxPerClient < 0 || c.BackgroundMax < 0 || c.BackgroundTimeout < 0 {
-		return errors.New("stored_responses: limits must not be negative")
+		return nil, errors.New("stored_responses: limits must not be negative")
 	}
 	s := &stateStore{
 		ttl:       time.Duration(c.TTL),
@@ -181,7 +192,7 @@ func (l *Louter) provisionState() error {
 		bgMax:     c.BackgroundMaxPerClient,
 		bgTotal:   c.BackgroundMax,
 		bgTimeout: time.Duration(c.BackgroundTimeout),
-		logger:    l.logger,
+		logger:    sl.logger,
 	}
 	s.retired, s.retire = context.WithCancel(context.Background())
 	if s.bgMax == 0 {
@@ -211,7 +222,7 @@ func (l *Louter) provisionState() error {
 	if s.wsMaxOpen == 0 {
 		s.wsMaxOpen = 16
 	}
-	if rs, guard := l.sharedRedis(); rs != nil {
+	if rs != nil {
 		s.store = &state.Redis{Client: rs.Client, Prefix: rs.Prefix + "state:", TTL: s.ttl, Guard: guard}
 	} else {
 		key := fmt.Sprintf("louter.state:%d:%d", c.MaxStoredBytes, s.ttl)
@@ -221,31 +232,17 @@ func (l *Louter) provisionState() error {
 		s.store = v.(pooledMemory).Memory
 		s.release = func() { _, _ = statePool.Delete(key) }
 	}
-	l.state = s
-	return nil
+	sl.s = s
+	return sl, nil
 }
 
-// sharedRedis returns the limits' redis store and its circuit breaker, or
-// nil when the limits count in memory.
-func (l *Louter) sharedRedis() (*limits.RedisStore, func(context.Context, func() error) error) {
-	if l.access == nil || l.access.limiter == nil {
-		return nil, nil
-	}
-	switch st := l.access.limiter.Store.(type) {
-	case *limits.BreakerStore:
-		if rs, ok := st.Store.(*limits.RedisStore); ok {
-			return rs, st.Breaker.Do
-		}
-	case *limits.RedisStore:
-		return st, nil
-	}
-	return nil, nil
-}
-
-func (s *stateStore) close() {
-	if s == nil {
+// close ends the layer: its WebSocket sessions end, its store is
+// released. A nil layer (a handler not provisioned) has nothing to close.
+func (sl *stateLayer) close() {
+	if sl == nil || sl.s == nil {
 		return
 	}
+	s := sl.s
 	s.retire()
 	if s.release != nil {
 		s.release()
@@ -294,7 +291,7 @@ type statefulAPI struct {
 	notFound func(id string) *translate.Error
 	// serveStored answers a request for path/{rest} (rest is what
 	// follows the slash); api is this.
-	serveStored func(l *Louter, w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error
+	serveStored func(sl *stateLayer, w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error
 	// assembler, when set, makes the object of a stream from its data
 	// lines; nil: the stream's terminal event carries it whole.
 	assembler func() streamAssembler
@@ -312,7 +309,7 @@ var responsesState = statefulAPI{
 	private:       "reasoning",
 	items:         inputItems,
 	notFound:      previousNotFound,
-	serveStored:   (*Louter).serveStoredResponse, // stored_endpoints.go
+	serveStored:   (*stateLayer).serveStoredResponse, // stored_endpoints.go
 	conversations: true,
 	compaction:    true,
 	websocket:     true,
@@ -322,11 +319,14 @@ var responsesState = statefulAPI{
 // serveState answers the stateful endpoints of a stateful protocol: the
 // stored turns, compaction, and the WebSocket upgrade. It reports whether
 // it answered.
-func (l *Louter) serveState(w http.ResponseWriter, r *http.Request, req apiRequest) (bool, error) {
+func (sl *stateLayer) serveState(w http.ResponseWriter, r *http.Request, req apiRequest) (bool, error) {
+	if sl == nil {
+		return false, nil // a handler not provisioned
+	}
 	if req.action == actNext {
 		return false, nil
 	}
-	api := rowOf(req.protocol).stateful
+	api := sl.api(req.protocol)
 	if api == nil || !strings.HasPrefix(req.api, api.path) {
 		return false, nil
 	}
@@ -339,23 +339,23 @@ func (l *Louter) serveState(w http.ResponseWriter, r *http.Request, req apiReque
 		if !api.websocket || r.Method != http.MethodGet || !isWebSocketUpgrade(r) {
 			return false, nil
 		}
-		return true, l.serveWebSocket(w, r, req, codec) // responses_ws.go
+		return true, sl.serveWebSocket(w, r, req, codec) // responses_ws.go
 	}
 	if rest[0] != '/' {
 		return false, nil
 	}
-	if l.state == nil {
-		return true, l.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: %s: stored turns are disabled on this gateway (stored_responses disabled)", req.api)))
+	if sl.s == nil {
+		return true, sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: %s: stored turns are disabled on this gateway (stored_responses disabled)", req.api)))
 	}
 	rest = rest[1:]
 	if rest == "compact" && api.compaction {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			return true, l.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest, Message: "louter: /v1/responses/compact takes POST"})
+			return true, sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest, Message: "louter: /v1/responses/compact takes POST"})
 		}
-		return true, l.serveCompact(w, r, codec) // stateful_compact.go
+		return true, sl.serveCompact(w, r, codec) // stateful_compact.go
 	}
-	return true, api.serveStored(l, w, r, codec, api, rest)
+	return true, api.serveStored(sl, w, r, codec, api, rest)
 }
 
 // isWebSocketUpgrade reports whether r asks for a WebSocket.

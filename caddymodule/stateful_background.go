@@ -95,12 +95,12 @@ func (b *backgroundRuns) cancel(owner, id string) bool {
 
 // backgroundCheck refuses what background cannot be combined with; nil
 // when the request may run in the background.
-func (l *Louter) backgroundCheck(r *http.Request, body []byte) *translate.Error {
+func (sl *stateLayer) backgroundCheck(r *http.Request, body []byte) *translate.Error {
 	bad := func(param, msg string) *translate.Error {
 		return &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: param, Message: msg}
 	}
 	switch {
-	case l.state == nil:
+	case sl.s == nil:
 		return bad("background", "background: background responses need stored responses, which are disabled on this gateway")
 	case socketOf(r) != nil:
 		return bad("background", "background is not supported over the WebSocket; send it with POST /v1/responses")
@@ -114,48 +114,48 @@ func (l *Louter) backgroundCheck(r *http.Request, body []byte) *translate.Error 
 
 // runBackground answers a background request with its queued response and
 // runs the turn detached. body is the client's, checked by backgroundCheck.
-func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol translate.Protocol, codec translate.Codec, body []byte) error {
-	s, api := l.state, rowOf(protocol).stateful
+func (sl *stateLayer) runBackground(w http.ResponseWriter, r *http.Request, protocol translate.Protocol, codec translate.Codec, body []byte) error {
+	s, api := sl.s, sl.api(protocol)
 	owner := stateOwner(r)
 	id := state.NewID("resp_")
 	// What the detached turn would fail on at once is the client's answer
 	// now: a malformed body, an unknown model, an unknown predecessor.
 	if _, te := translate.ScanTopLevel(protocol, body); te != nil {
-		return l.reject(w, codec, te)
+		return sl.reject(w, codec, te)
 	}
 	res := gjson.GetManyBytes(body, "model", api.prev, "input", "conversation")
-	route, ok := l.route(res[0].Str)
+	b, ok := sl.route(res[0].Str)
 	if !ok {
-		return l.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", res[0].Str)))
+		return sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", res[0].Str)))
 	}
 	if res[3].Exists() {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "louter: background with conversation is not supported; continue with previous_response_id"})
 	}
 	prev := res[1].Str
-	passthrough := route.backend.passesThrough(protocol)
+	passthrough := b.passesThrough(protocol)
 	if prev != "" {
 		if _, err := s.turn(r.Context(), owner, prev, api); err != nil {
 			if !errors.Is(err, state.ErrNotFound) {
-				return l.reject(w, codec, storeUnavailable(err))
+				return sl.reject(w, codec, storeUnavailable(err))
 			}
 			// A Responses backend may know ids louter does not, when it
 			// knows the client (stateful_delete.go).
 			fwd := false
 			if passthrough {
-				if fwd, err = s.forwardsUnknown(r.Context(), r, owner, prev, route.backend); err != nil {
-					return l.reject(w, codec, storeUnavailable(err))
+				if fwd, err = s.forwardsUnknown(r.Context(), r, owner, prev, b); err != nil {
+					return sl.reject(w, codec, storeUnavailable(err))
 				}
 			}
 			if !fwd {
-				return l.reject(w, codec, api.notFound(prev))
+				return sl.reject(w, codec, api.notFound(prev))
 			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(r.Context()), bgIDKey{}, id), s.bgTimeout)
 	if !s.bg.start(owner, id, s.bgMax, s.bgTotal, cancel) {
 		cancel()
-		return l.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Param: "background",
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Param: "background",
 			Message: fmt.Sprintf("louter: too many background responses run at once (at most %d per client, background_max_per_client, and %d in all, background_max); wait for one to end", s.bgMax, s.bgTotal)})
 	}
 	queued := []byte(`{"id":` + strconv.Quote(id) + `,"object":"response","created_at":` + strconv.FormatInt(time.Now().Unix(), 10) +
@@ -177,7 +177,7 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 	if err := put(r.Context(), queued); err != nil {
 		s.bg.done(owner, id)
 		cancel()
-		return l.reject(w, codec, storeUnavailable(err))
+		return sl.reject(w, codec, storeUnavailable(err))
 	}
 
 	detached, _ := sjson.DeleteBytes(append([]byte(nil), body...), "background")
@@ -200,8 +200,8 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 			inProgress, _ := sjson.SetBytes(queued, "status", "in_progress")
 			_ = put(ctx, inProgress)
 		}
-		if err := l.serveChat(out, r2, classifyRequest(r2), nopNext); err != nil {
-			l.logger.Debug("background response failed", zap.String("id", id), zap.Error(err))
+		if err := sl.chat(out, r2); err != nil {
+			sl.logger.Debug("background response failed", zap.String("id", id), zap.Error(err))
 		}
 		// The turn's answer was stored under id (stateTurn.save); if it
 		// was not, the turn failed or was cancelled.
@@ -229,14 +229,14 @@ func (l *Louter) runBackground(w http.ResponseWriter, r *http.Request, protocol 
 }
 
 // cancelBackground answers POST /v1/responses/{id}/cancel.
-func (l *Louter) cancelBackground(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, id string) error {
-	s, owner, ctx := l.state, stateOwner(r), r.Context()
+func (sl *stateLayer) cancelBackground(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, id string) error {
+	s, owner, ctx := sl.s, stateOwner(r), r.Context()
 	rec, st, err := s.record(ctx, owner, id, api)
 	if err != nil {
-		return l.reject(w, codec, storedError(err, id))
+		return sl.reject(w, codec, storedError(err, id))
 	}
 	if gjson.GetBytes(st.Response, "background").Type != gjson.True {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest,
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest,
 			Message: fmt.Sprintf("Only background responses can be cancelled; response '%s' was not created with background true.", id)})
 	}
 	switch gjson.GetBytes(st.Response, "status").Str {
@@ -248,7 +248,7 @@ func (l *Louter) cancelBackground(w http.ResponseWriter, r *http.Request, codec 
 	data, _ := json.Marshal(storedTurn{Input: st.Input, Response: obj})
 	rec.Data, rec.Created = data, time.Now()
 	if err := s.store.Put(ctx, rec); err != nil {
-		return l.reject(w, codec, storeUnavailable(err))
+		return sl.reject(w, codec, storeUnavailable(err))
 	}
 	s.bg.cancel(owner, id) // on the instance running it; elsewhere its result is dropped
 	return writeRawJSON(w, http.StatusOK, obj)

@@ -7,7 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
-// unmarshalState parses the stored_responses subdirective:
+// unmarshalCaddyfile parses the stored_responses subdirective into c:
 //
 //	stored_responses [off] {
 //		max_stored_bytes    <size>
@@ -22,11 +22,7 @@ import (
 //		background_max      <n>
 //		background_timeout  <duration>
 //	}
-func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
-	if l.State != nil {
-		return d.Err("stored_responses already specified")
-	}
-	c := new(StoredResponses)
+func (c *StoredResponses) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		if d.Val() != "off" {
 			return d.Errf("stored_responses takes no argument but off, not %q", d.Val())
@@ -101,6 +97,5 @@ func (l *Louter) unmarshalState(d *caddyfile.Dispenser) error {
 			return d.Errf("unrecognized stored_responses option '%s'", opt)
 		}
 	}
-	l.State = c
 	return nil
 }

@@ -79,9 +79,9 @@ func TestStoredResponsesPingInterval(t *testing.T) {
 		if err := l.provisionState(); err != nil {
 			t.Fatalf("%q: %v", tc.caddyfile, err)
 		}
-		if l.state.wsPing != tc.want {
-			t.Errorf("%q: pings every %v, want %v", tc.caddyfile, l.state.wsPing, tc.want)
+		if l.stateful.s.wsPing != tc.want {
+			t.Errorf("%q: pings every %v, want %v", tc.caddyfile, l.stateful.s.wsPing, tc.want)
 		}
-		l.state.close()
+		l.stateful.close()
 	}
 }

@@ -67,7 +67,7 @@ func (t *stateTurn) expandCompactions(ctx context.Context, items []byte, passthr
 	for i, it := range arr {
 		if answeredTrigger(arr, i) {
 			// A chain rebuilt through a compaction_trigger's turn
-			// (stateful_compact_trigger.go): its answer, next, stands
+			// (below): its answer, next, stands
 			// for everything before it, as /v1/responses/compact's
 			// output would, the recent user messages kept.
 			out = joinRaw(keptUserMessages(append(out[:len(out):len(out)], ']')))
@@ -112,25 +112,25 @@ func (t *stateTurn) expandCompactions(ctx context.Context, items []byte, passthr
 }
 
 // serveCompact answers POST /v1/responses/compact.
-func (l *Louter) serveCompact(w http.ResponseWriter, r *http.Request, codec translate.Codec) error {
-	body, te := l.readBody(r)
+func (sl *stateLayer) serveCompact(w http.ResponseWriter, r *http.Request, codec translate.Codec) error {
+	body, te := sl.readBody(r)
 	if te != nil {
-		return l.reject(w, codec, te)
+		return sl.reject(w, codec, te)
 	}
 	if !gjson.ValidBytes(body) {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request body is not valid JSON"})
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request body is not valid JSON"})
 	}
 	res := gjson.GetManyBytes(body, "model", "input", "instructions", "previous_response_id")
 	if res[0].Str == "" {
-		return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model", Message: "louter: the request names no model"})
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model", Message: "louter: the request names no model"})
 	}
 	input := inputItems(res[1])
 	r2 := r.Clone(r.Context())
 	r2.URL.Path = strings.TrimSuffix(r.URL.Path, "/compact")
 	r2.URL.RawPath = ""
-	c, failed, err := l.summarize(r2, res[0].Str, res[2], res[3].Str, input, storedSummary{})
+	c, failed, err := sl.summarize(r2, res[0].Str, res[2], res[3].Str, input, storedSummary{})
 	if failed != nil || err != nil {
-		return l.passOn(w, codec, failed, err)
+		return sl.passOn(w, codec, failed, err)
 	}
 	out := []byte(`{"id":`)
 	out = strconv.AppendQuote(out, state.NewID("cmp_"))
@@ -160,8 +160,8 @@ type summary struct {
 // stores it, with rec's other fields, as a record of the client's. When
 // the summary turn was not answered, failed holds its answer, to pass on
 // to the client; err is a store failure.
-func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, rec storedSummary) (c *summary, failed *bufferWriter, err error) {
-	text, usage, failed, err := l.summaryTurn(r, model, instructions, prev, input, "")
+func (sl *stateLayer) summarize(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, rec storedSummary) (c *summary, failed *bufferWriter, err error) {
+	text, usage, failed, err := summaryTurn(sl.chat, r, model, instructions, prev, input, "")
 	if failed != nil || err != nil {
 		return nil, failed, err
 	}
@@ -170,7 +170,7 @@ func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Res
 	data, _ := json.Marshal(rec)
 	ctx, cancel := saveContext(r.Context())
 	defer cancel()
-	if err := l.state.store.Put(ctx, state.Record{ID: token, Owner: stateOwner(r), Created: time.Now(), Data: data}); err != nil {
+	if err := sl.s.store.Put(ctx, state.Record{ID: token, Owner: stateOwner(r), Created: time.Now(), Data: data}); err != nil {
 		return nil, nil, err
 	}
 	c = &summary{usage: usage, summary: rec.Summary}
@@ -184,13 +184,13 @@ func (l *Louter) summarize(r *http.Request, model string, instructions gjson.Res
 
 // summaryTurn asks the model for a summary of input (a JSON array of
 // Responses items, after the chain prev names when it is not ""), through
-// the chat path of r (a POST of the Responses API: routing, limits,
+// chat, the chat path, for r (a POST of the Responses API: routing, limits,
 // fallbacks and translation apply), following extra (instructions for the
 // summary) when not "". It returns the summary and the turn's usage (JSON,
 // or null). When the turn was not answered, failed holds its answer.
 // Shared by /v1/responses/compact, inline Responses compaction and
 // Anthropic's compact_20260112 (compact_edit.go).
-func (l *Louter) summaryTurn(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, extra string) (text string, usage []byte, failed *bufferWriter, err error) {
+func summaryTurn(chat func(http.ResponseWriter, *http.Request) error, r *http.Request, model string, instructions gjson.Result, prev string, input []byte, extra string) (text string, usage []byte, failed *bufferWriter, err error) {
 	// The summary turn: the history, then the request for a summary.
 	sub := map[string]any{"model": model, "store": false, "stream": false}
 	if instructions.Type == gjson.String {
@@ -222,7 +222,7 @@ func (l *Louter) summaryTurn(r *http.Request, model string, instructions gjson.R
 	r2.Body = io.NopCloser(bytes.NewReader(subBody))
 	r2.ContentLength = int64(len(subBody))
 	r2.Header.Del("Content-Encoding")
-	if err := l.serveChat(buf, r2, classifyRequest(r2), nopNext); err != nil {
+	if err := chat(buf, r2); err != nil {
 		return "", nil, nil, err
 	}
 	if buf.status != http.StatusOK {
@@ -249,13 +249,13 @@ func (l *Louter) summaryTurn(r *http.Request, model string, instructions gjson.R
 
 // passOn answers with a failed summary turn's answer, or the store's
 // failure.
-func (l *Louter) passOn(w http.ResponseWriter, codec translate.Codec, failed *bufferWriter, err error) error {
+func (sl *stateLayer) passOn(w http.ResponseWriter, codec translate.Codec, failed *bufferWriter, err error) error {
 	if failed == nil {
 		var te *translate.Error
 		if errors.As(err, &te) {
-			return l.reject(w, codec, te)
+			return sl.reject(w, codec, te)
 		}
-		return l.reject(w, codec, storeUnavailable(err))
+		return sl.reject(w, codec, storeUnavailable(err))
 	}
 	for k, v := range failed.header {
 		w.Header()[k] = v
@@ -307,4 +307,118 @@ func (b *bufferWriter) Write(p []byte) (int, error) {
 		b.status = http.StatusOK
 	}
 	return b.body.Write(p)
+}
+
+// Codex's remote compaction (0.169, its built-in provider): when its
+// context fills it does not call /v1/responses/compact but sends an
+// ordinary create (HTTP, SSE or a WebSocket response.create, store false)
+// whose last input item is {"type":"compaction_trigger"}, and requires
+// exactly one compaction item in the answer ("remote compaction v2
+// expected exactly one compaction output item"). A Responses backend gets
+// the request as sent; for any other, louter answers it itself with the
+// summariser /v1/responses/compact uses (summarize): the history before
+// the trigger is summarised by the routed model, and the answer is a
+// completed response whose output is that one compaction item. Its token
+// stands for the summary alone, as /v1/responses/compact's does: the
+// client keeps the items it wants next to it, and a later request
+// carrying it gets the summary in its place (expandCompactions).
+
+// compactionTriggerType is the type of the item that asks for a
+// compaction.
+const compactionTriggerType = "compaction_trigger"
+
+// endsWithCompactionTrigger reports whether input, a request's input, is
+// an array whose last item is a compaction_trigger.
+func endsWithCompactionTrigger(input gjson.Result) bool {
+	if !input.IsArray() {
+		return false
+	}
+	arr := input.Array()
+	return len(arr) > 0 && arr[len(arr)-1].Get("type").Str == compactionTriggerType
+}
+
+// serveCompactionTrigger answers a turn whose input ends with a
+// compaction_trigger (t.trigger): the history before it (t.body's input,
+// the chain rebuilt and louter's earlier compactions expanded) is
+// summarised, and the client gets a response whose output is the one
+// compaction item, as JSON or, when the request streams, as the
+// Responses events. w is the turn's writer (stateTurn.capture), so the
+// answer is kept as any turn's is.
+func (sl *stateLayer) serveCompactionTrigger(w http.ResponseWriter, r *http.Request, t *stateTurn, codec translate.Codec) error {
+	res := gjson.GetManyBytes(t.body, "model", "input", "instructions", "stream")
+	if !endsWithCompactionTrigger(res[1]) {
+		// continueState saw it last, and putting the history back
+		// keeps it so; never summarise past an item of the client's.
+		return sl.reject(w, codec, translate.NewError(http.StatusInternalServerError, "louter: the compaction_trigger was lost rewriting the request"))
+	}
+	items := res[1].Array()
+	input := joinItems(items[:len(items)-1]) // without the trigger
+	c, failed, err := sl.summarize(r, res[0].Str, res[2], "", input, storedSummary{})
+	if failed != nil || err != nil {
+		return sl.passOn(w, codec, failed, err)
+	}
+	obj := []byte(`{"id":`)
+	obj = strconv.AppendQuote(obj, state.NewID("resp_"))
+	obj = append(obj, `,"object":"response","created_at":`...)
+	obj = strconv.AppendInt(obj, time.Now().Unix(), 10)
+	obj = append(obj, `,"status":"completed","error":null,"incomplete_details":null,"model":`...)
+	obj = strconv.AppendQuote(obj, res[0].Str)
+	obj = append(obj, `,"output":[`...)
+	obj = append(obj, c.item...)
+	obj = append(obj, `],"previous_response_id":`...)
+	if prev := t.echoPrevious(); prev != "" {
+		obj = strconv.AppendQuote(obj, prev)
+	} else {
+		obj = append(obj, "null"...)
+	}
+	obj = append(obj, `,"store":`...)
+	obj = strconv.AppendBool(obj, t.keep)
+	obj = append(obj, `,"usage":`...)
+	obj = append(obj, c.usage...)
+	obj = append(obj, '}')
+	if res[3].Type != gjson.True {
+		return writeRawJSON(w, http.StatusOK, obj)
+	}
+	return writeCompactionEvents(w, obj, c.item)
+}
+
+// writeCompactionEvents streams a compaction's response obj, whose output
+// is item alone, as the Responses API's events.
+func writeCompactionEvents(w http.ResponseWriter, obj, item []byte) error {
+	start := []byte(`{"id":` + gjson.GetBytes(obj, "id").Raw + `,"object":"response","created_at":` + gjson.GetBytes(obj, "created_at").Raw +
+		`,"status":"in_progress","model":` + gjson.GetBytes(obj, "model").Raw + `,"output":[],"usage":null}`)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	var b []byte
+	for i, ev := range []struct {
+		typ, key string
+		val      []byte
+	}{
+		{"response.created", "response", start},
+		{"response.in_progress", "response", start},
+		{"response.output_item.added", "item", item},
+		{"response.output_item.done", "item", item},
+		{"response.completed", "response", obj},
+	} {
+		index := ""
+		if ev.key == "item" {
+			index = `"output_index":0,`
+		}
+		b = fmt.Appendf(b, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s%q:%s}\n\n", ev.typ, ev.typ, i, index, ev.key, ev.val)
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// answeredTrigger reports whether items[i] is a compaction_trigger that
+// louter answered: the compaction item it made follows it, as in a chain
+// rebuilt through the trigger's turn.
+func answeredTrigger(items []gjson.Result, i int) bool {
+	if items[i].Get("type").Str != compactionTriggerType || i+1 >= len(items) {
+		return false
+	}
+	next := items[i+1]
+	return next.Get("type").Str == "compaction" && strings.HasPrefix(next.Get("encrypted_content").Str, compactTokenPrefix)
 }

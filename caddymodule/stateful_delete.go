@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -41,83 +39,54 @@ import (
 // owner's, for as long as a record lives.
 const deletedPrefix = "deleted:"
 
-// maxBackendDeleteBytes bounds the backend's answer to a DELETE.
-const maxBackendDeleteBytes = 64 << 10
-
 // backendDeleteTimeout bounds the DELETE sent to a backend.
 const backendDeleteTimeout = 10 * time.Second
 
 // deleteStoredResponse answers DELETE /v1/responses/{id}.
-func (l *Louter) deleteStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, id string) error {
-	s, owner, ctx := l.state, stateOwner(r), r.Context()
+func (sl *stateLayer) deleteStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, id string) error {
+	s, owner, ctx := sl.s, stateOwner(r), r.Context()
 	st, err := s.turn(ctx, owner, id, api)
 	if err != nil {
-		return l.reject(w, codec, storedError(err, id))
+		return sl.reject(w, codec, storedError(err, id))
 	}
 	// The tombstone first: there is no moment at which the id is neither
 	// held nor known to be deleted.
 	if err := s.store.Put(ctx, state.Record{ID: deletedPrefix + id, Owner: owner, Created: time.Now()}); err != nil {
-		return l.reject(w, codec, storeUnavailable(err))
+		return sl.reject(w, codec, storeUnavailable(err))
 	}
 	if err := s.store.Delete(ctx, owner, id); err != nil {
-		return l.reject(w, codec, storedError(err, id))
+		return sl.reject(w, codec, storedError(err, id))
 	}
 	s.bg.cancel(owner, id) // a background turn still running here: its result has nowhere to go
 	if st.Held || st.Kept {
-		l.deleteAtBackend(r, api, st.Backend, id)
+		sl.deleteAtBackend(r, api, st.Backend, id)
 	}
 	return writeRawJSON(w, http.StatusOK, fmt.Appendf(nil, `{"id":%s,"object":"response","deleted":true}`, strconv.Quote(id)))
 }
 
 // deleteAtBackend sends DELETE {base_path}/responses/{id} to the backend
-// that holds the turn, through its upstream handler, built afresh as
-// fetchBackendModels builds its request: none of the client's headers but
-// its credential when the backend takes the client's own
-// (pass_client_auth), the backend's key otherwise. It waits for the answer
+// that holds the turn (stateBackend.deleteStored). It waits for the answer
 // (bounded), so that a continuation sent after the client's DELETE was
 // answered finds the backend's copy gone too. api is the turn's API: a
 // backend whose row serves another (the configuration changed since) is
 // not asked.
-func (l *Louter) deleteAtBackend(r *http.Request, api *statefulAPI, backend, id string) {
-	b := l.Backends[backend]
-	if b == nil || rowOf(b.Protocol).stateful != api {
+func (sl *stateLayer) deleteAtBackend(r *http.Request, api *statefulAPI, backend, id string) {
+	b, ok := sl.backend(backend)
+	if !ok || b.statefulAPI() != api {
 		return // the configuration changed since: nothing to address
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), backendDeleteTimeout)
 	defer cancel()
-	proto := rowOf(b.Protocol)
-	req := r.Clone(ctx) // Caddy's context: the replacer and vars reverse_proxy needs
-	req.Method = http.MethodDelete
-	req.Body, req.GetBody, req.ContentLength, req.TransferEncoding = http.NoBody, nil, 0, nil
-	req.Header = http.Header{"Accept": {"application/json"}}
-	var cred http.Header
-	if b.PassClientAuth {
-		cred = takeClientCredentials(r.Header.Clone(), b.Protocol, redact.QueryCredential(r.URL.RawQuery))
-	}
-	if !redact.HasKeyHeader(cred) && b.apiKey != "" {
-		cred = make(http.Header, 1)
-		proto.setKey(cred, b.apiKey)
-	}
-	proto.prepareRequest(req.Header)
-	endpoint := proto.endpoint
-	if b.endpoint != nil {
-		endpoint = b.endpoint
-	}
-	path, query := endpoint("", false)
-	setBackendPath(req.URL, b.basePath, path+"/"+url.PathEscape(id))
-	req.URL.RawQuery = query
-	req.RequestURI = req.URL.RequestURI()
-
-	rec, err := callBackend(b, b.attachCredential(req, cred), maxBackendDeleteBytes)
+	status, err := b.deleteStored(ctx, r, id) // stateful_host.go
 	switch {
 	case err != nil:
-		l.logger.Warn("deleting a response at its backend failed; louter's copy is deleted", zap.String("backend", backend), zap.String("id", id), zap.Error(err))
-	case rec.status == http.StatusNotFound:
+		sl.logger.Warn("deleting a response at its backend failed; louter's copy is deleted", zap.String("backend", backend), zap.String("id", id), zap.Error(err))
+	case status == http.StatusNotFound:
 		// Gone there already (expired, or deleted by another path).
-		l.logger.Debug("the backend no longer held the deleted response", zap.String("backend", backend), zap.String("id", id))
-	case rec.status/100 != 2:
+		sl.logger.Debug("the backend no longer held the deleted response", zap.String("backend", backend), zap.String("id", id))
+	case status/100 != 2:
 		// The body is not logged: an error body may echo the key.
-		l.logger.Warn("deleting a response at its backend failed; louter's copy is deleted", zap.String("backend", backend), zap.String("id", id), zap.Int("status", rec.status))
+		sl.logger.Warn("deleting a response at its backend failed; louter's copy is deleted", zap.String("backend", backend), zap.String("id", id), zap.Int("status", status))
 	}
 }
 
@@ -126,8 +95,8 @@ func (l *Louter) deleteAtBackend(r *http.Request, api *statefulAPI, backend, id 
 // as one of the backend's own ids: only when b authenticates the client
 // itself, and id is neither a turn of owner's (whose chain broke: a turn
 // of it deleted, expired or evicted) nor one owner deleted.
-func (s *stateStore) forwardsUnknown(ctx context.Context, r *http.Request, owner, id string, b *Backend) (bool, error) {
-	if !clientAuthenticates(r, b) {
+func (s *stateStore) forwardsUnknown(ctx context.Context, r *http.Request, owner, id string, b stateBackend) (bool, error) {
+	if !b.authenticatesClient(r) {
 		return false, nil
 	}
 	for _, k := range []string{id, deletedPrefix + id} {
@@ -140,17 +109,6 @@ func (s *stateStore) forwardsUnknown(ctx context.Context, r *http.Request, owner
 		}
 	}
 	return true, nil
-}
-
-// clientAuthenticates reports whether b authenticates the client of r
-// itself: pass_client_auth, and a credential of the client's that goes to
-// the backend in place of its api_key (as rewriteRequest sends it to a
-// backend of the client's protocol).
-func clientAuthenticates(r *http.Request, b *Backend) bool {
-	if !b.PassClientAuth {
-		return false
-	}
-	return redact.HasKeyHeader(takeClientCredentials(r.Header.Clone(), b.Protocol, redact.QueryCredential(r.URL.RawQuery)))
 }
 
 // deletedTurn reports whether owner deleted the turn id (its tombstone is

@@ -66,7 +66,7 @@ func compactThreshold(cm gjson.Result) (int, *translate.Error) {
 
 // compactInline compacts t.body's input when it is past threshold tokens,
 // and takes context_management out of the body: louter serves it.
-func (l *Louter) compactInline(r *http.Request, t *stateTurn, threshold int) *translate.Error {
+func (sl *stateLayer) compactInline(r *http.Request, t *stateTurn, threshold int) *translate.Error {
 	t.body, _ = sjson.DeleteBytes(t.body, "context_management")
 	res := gjson.GetManyBytes(t.body, "input", "instructions", "model")
 	items := res[0].Array()
@@ -85,7 +85,7 @@ func (l *Louter) compactInline(r *http.Request, t *stateTurn, threshold int) *tr
 	}
 	before, after := joinItems(items[:k]), joinItems(items[k:])
 	rec := storedSummary{Kept: joinRaw(keptUserMessages(before)), Tail: after}
-	c, failed, err := l.summarize(r, res[2].Str, res[1], "", before, rec)
+	c, failed, err := sl.summarize(r, res[2].Str, res[1], "", before, rec)
 	if failed != nil || err != nil {
 		return compactFailed(failed, err)
 	}

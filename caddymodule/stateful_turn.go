@@ -78,18 +78,18 @@ type stateTurn struct {
 	// the answer carries first (stateful_inline_compact.go).
 	compaction []byte
 	// trigger: the input ends with a compaction_trigger, which louter
-	// answers with a compaction (stateful_compact_trigger.go).
+	// answers with a compaction (stateful_compact.go).
 	trigger bool
 }
 
 // continueState prepares a request of a stateful protocol: nil when there
 // is nothing to do (stored responses off, a stateless request), else the
 // turn with the body to serve; an error is the client's answer.
-func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*stateTurn, *translate.Error) {
-	s, api := l.state, ep.stateful
-	if api == nil {
-		return nil, nil
+func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *statefulAPI, body []byte) (*stateTurn, *translate.Error) {
+	if sl == nil || api == nil {
+		return nil, nil // a handler not provisioned; a stateless protocol
 	}
+	s := sl.s
 	if gjson.GetBytes(body, "background").Type == gjson.True {
 		if !api.background {
 			return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "background",
@@ -97,7 +97,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		}
 		// louter runs the turn itself, detached, on every backend
 		// (stateful_background.go).
-		if te := l.backgroundCheck(r, body); te != nil {
+		if te := sl.backgroundCheck(r, body); te != nil {
 			return nil, te
 		}
 		return &stateTurn{detach: true}, nil
@@ -127,12 +127,11 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 	if in := res[4]; in.Exists() && !in.IsArray() && in.Type != gjson.String || !gjson.ValidBytes(body) {
 		return nil, nil // the chat path names what is wrong
 	}
-	route, ok := l.route(res[0].Str)
+	b, ok := sl.route(res[0].Str)
 	if !ok {
 		return nil, nil // the chat path answers the unknown model
 	}
-	b := route.backend
-	passthrough := b.passesThrough(ep.protocol) // as the handler decides it (scan_deferred.go)
+	passthrough := b.passesThrough(p) // as the handler decides it (scan_deferred.go)
 	threshold := 0
 	if api.compaction && !passthrough { // a Responses backend compacts itself
 		var te *translate.Error
@@ -144,7 +143,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
 	}
-	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.name, passthrough: passthrough, body: body, bgID: backgroundID(r),
+	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.stateName(), passthrough: passthrough, body: body, bgID: backgroundID(r),
 		trigger: trigger && !passthrough} // a Responses backend compacts itself
 	t.input = api.items(res[4])
 	ctx := r.Context()
@@ -179,17 +178,17 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 			if gjson.GetBytes(last.Response, "object").Str != api.object {
 				return nil, api.notFound(prev) // another API's turn
 			}
-			if passthrough && last.Kept && last.Backend == b.name {
+			if passthrough && last.Kept && last.Backend == b.stateName() {
 				t.kept, t.passPrev = keep, true // the backend has the chain: it continues it
 				break
 			}
-			history = rebuildHistory(chain, b.name, api)
+			history = rebuildHistory(chain, b.stateName(), api)
 			rewrite = true
 			if c := s.logger.Check(zap.DebugLevel, "continuing a stored response"); c != nil {
-				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.name))
+				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.stateName()))
 			}
 		}
-	case conv != "" && (!passthrough || !clientAuthenticates(r, b)):
+	case conv != "" && (!passthrough || !b.authenticatesClient(r)):
 		// louter keeps the conversation, but on a Responses backend that
 		// authenticates the client itself, which owns its conversations:
 		// under the backend's one key, a conversation there would be
@@ -207,7 +206,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 				return nil, storeUnavailable(err)
 			}
 			t.prev = ptr.Previous
-			history = rebuildHistory(chain, b.name, api)
+			history = rebuildHistory(chain, b.stateName(), api)
 		}
 	default:
 		t.kept = passthrough && keep
@@ -225,7 +224,7 @@ func (l *Louter) continueState(r *http.Request, ep *protocolRow, body []byte) (*
 		}
 	}
 	if threshold > 0 && !t.trigger { // a trigger compacts the whole history anyway
-		if te := l.compactInline(r, t, threshold); te != nil { // stateful_inline_compact.go
+		if te := sl.compactInline(r, t, threshold); te != nil { // stateful_inline_compact.go
 			return nil, te
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // serveStoredResponse answers GET and DELETE /v1/responses/{id} and GET
 // /v1/responses/{id}/input_items from the store, for the client that
 // stored the response only.
-func (l *Louter) serveStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
+func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
 	id, sub, _ := strings.Cut(rest, "/")
 	want := http.MethodGet
 	switch {
@@ -29,12 +29,12 @@ func (l *Louter) serveStoredResponse(w http.ResponseWriter, r *http.Request, cod
 	case sub == "cancel" && api.background:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			return l.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+			return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 				Message: fmt.Sprintf("louter: %s is not allowed on /v1/responses/{id}/cancel; use POST", r.Method)})
 		}
-		return l.cancelBackground(w, r, codec, api, id) // stateful_background.go
+		return sl.cancelBackground(w, r, codec, api, id) // stateful_background.go
 	default:
-		return l.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
+		return sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
 	}
 	if !methodAllowed(r.Method, want) {
 		allow := "GET, HEAD, DELETE"
@@ -42,27 +42,27 @@ func (l *Louter) serveStoredResponse(w http.ResponseWriter, r *http.Request, cod
 			allow = "GET, HEAD"
 		}
 		w.Header().Set("Allow", allow)
-		return l.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+		return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 			Message: fmt.Sprintf("louter: %s is not allowed on /v1/responses/{id}", r.Method)})
 	}
 	owner, ctx := stateOwner(r), r.Context()
 	if want == http.MethodDelete {
-		return l.deleteStoredResponse(w, r, codec, api, id) // stateful_delete.go
+		return sl.deleteStoredResponse(w, r, codec, api, id) // stateful_delete.go
 	}
-	st, err := l.state.turn(ctx, owner, id, api)
+	st, err := sl.s.turn(ctx, owner, id, api)
 	if err != nil {
-		return l.reject(w, codec, storedError(err, id))
+		return sl.reject(w, codec, storedError(err, id))
 	}
 	if sub == "" {
 		if r.URL.Query().Get("stream") == "true" {
-			return l.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
+			return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
 				Message: "louter: stream: replaying a background response as a stream is not supported; poll GET /v1/responses/{id}"})
 		}
 		return writeRawJSON(w, http.StatusOK, st.Response)
 	}
 	page, te := inputItemsPage(id, st.Input, r)
 	if te != nil {
-		return l.reject(w, codec, te)
+		return sl.reject(w, codec, te)
 	}
 	return writeRawJSON(w, http.StatusOK, page)
 }
