@@ -221,7 +221,7 @@ const (
 // exception must go. caddymodule is being split into packages (see
 // docs/how-it-works.md); translate is the library's one public package.
 var oversized = map[string]struct{ files, lines int }{
-	"caddymodule": {files: 101, lines: 19100},
+	"caddymodule": {files: 101, lines: 19200},
 	"translate":   {files: 111, lines: 24100},
 }
 
