@@ -6,10 +6,15 @@ package translate
 // nothing but data lines. Text and thoughts go out delta by delta. A tool
 // call goes out as one functionCall part when its block stops, because
 // Gemini clients take function calls only whole: the encoder buffers the
-// argument fragments of the open call, and nothing else. Every chunk
-// carries the usage known so far, as Gemini does, and the stream always
-// ends with a chunk carrying a finishReason (Gemini CLI retries a stream
-// without one), or with an error.
+// argument fragments of the open call, and one thought delta (held). Every
+// chunk carries the usage known so far, as Gemini does, and the stream
+// always ends with a chunk carrying a finishReason (Gemini CLI retries a
+// stream without one), or with an error.
+//
+// No chunk has an empty parts list: the genai SDKs' chats count a content
+// with no parts invalid and leave the whole turn, and the user message
+// before it, out of the history they send next. A chunk with nothing to say
+// carries one empty text part, as Gemini's own last chunk does.
 type geminiStreamEncoder struct {
 	model string
 	id    string
@@ -33,6 +38,14 @@ type geminiStreamEncoder struct {
 	toolName string
 	args     []byte
 
+	// held is the last thought delta's text, JSON-escaped, not yet
+	// written: an Anthropic block's signature comes alone after its text,
+	// and the genai SDKs' chats keep no part without data (an empty text
+	// is none), so the signature goes out on the held delta's part. One
+	// delta at most.
+	held    []byte
+	hasHeld bool
+
 	buf []byte
 }
 
@@ -40,6 +53,9 @@ type geminiStreamEncoder struct {
 func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 	if s.done {
 		return
+	}
+	if s.hasHeld && (ev.Type != EventBlockDelta || ev.Block != BlockThinking) {
+		s.thought(w, "")
 	}
 	switch ev.Type {
 	case EventMessageStart:
@@ -51,7 +67,7 @@ func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		if t := serverToolPart(ev.Block); t != "" {
 			s.grounding.add(t, ev.Server)
 			if t == PartServerToolResult {
-				s.write(w, s.end(s.start(), ""))
+				s.write(w, s.end(append(s.start(), geminiEmptyPart...), ""))
 			}
 			return
 		}
@@ -72,18 +88,7 @@ func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 				s.write(w, s.end(append(b, '}'), ""))
 			}
 		case BlockThinking:
-			sig := geminiSignatureOrEmpty(ev.Signature)
-			if ev.Text == "" && sig == "" {
-				return
-			}
-			b := append(s.start(), `{"text":`...)
-			b = appendJSONString(b, ev.Text)
-			b = append(b, `,"thought":true`...)
-			if sig != "" {
-				b = append(b, `,"thoughtSignature":`...)
-				b = appendJSONString(b, sig)
-			}
-			s.write(w, s.end(append(b, '}'), ""))
+			s.thinking(w, ev.Text, geminiSignatureOrEmpty(ev.Signature))
 		case BlockToolCall:
 			if s.inTool {
 				s.args = append(s.args, ev.Text...)
@@ -103,7 +108,7 @@ func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		if ev.Usage != nil {
 			s.usage, s.hasUsage = *ev.Usage, true
 		}
-		s.write(w, s.end(s.start(), geminiFinishReason(ev.Stop)))
+		s.write(w, s.end(append(s.start(), geminiEmptyPart...), geminiFinishReason(ev.Stop)))
 		s.done = true
 	case EventError:
 		err := ev.Err
@@ -113,6 +118,42 @@ func (s *geminiStreamEncoder) Encode(w FrameWriter, ev *Event) {
 		s.write(w, geminiAppendError(s.buf[:0], err))
 		s.done = true
 	}
+}
+
+// geminiEmptyPart is the part of a chunk with no text or call to carry.
+const geminiEmptyPart = `{"text":""}`
+
+// thinking writes the delta held before, if any, and holds a thought
+// delta's text, or writes the held text with the signature that ends it.
+// A signature with no text held before it (a block that was only a
+// signature) goes out on an empty thought part, the only place left.
+func (s *geminiStreamEncoder) thinking(w FrameWriter, text, sig string) {
+	if text == "" && sig == "" {
+		return
+	}
+	if text != "" || !s.hasHeld {
+		if s.hasHeld {
+			s.thought(w, "")
+		}
+		s.held, s.hasHeld = appendJSONString(s.held[:0], text), true
+	}
+	if sig != "" {
+		s.thought(w, sig)
+	}
+}
+
+// thought writes the held text as one thought part, signed if sig is not
+// empty, and lets it go.
+func (s *geminiStreamEncoder) thought(w FrameWriter, sig string) {
+	s.hasHeld = false
+	b := append(s.start(), `{"text":`...)
+	b = append(b, s.held...)
+	b = append(b, `,"thought":true`...)
+	if sig != "" {
+		b = append(b, `,"thoughtSignature":`...)
+		b = appendJSONString(b, sig)
+	}
+	s.write(w, s.end(append(b, '}'), ""))
 }
 
 // start begins a chunk up to its first part.
