@@ -215,9 +215,10 @@ func (sl *stateLayer) runBackground(w http.ResponseWriter, r *http.Request, prot
 			return
 		}
 		var end []byte
-		if errors.Is(ctx.Err(), context.Canceled) {
-			// Only a cancel cancels ctx before this point: its status
-			// was overwritten by the in_progress one above, in a race.
+		if errors.Is(ctx.Err(), context.Canceled) || s.cancelledBackground(context.WithoutCancel(ctx), owner, id, api) {
+			// Only a cancel cancels ctx before this point, or leaves its
+			// marker (from another instance): its status was overwritten
+			// by the in_progress one above, in a race.
 			end, _ = sjson.SetBytes(st.Response, "status", "cancelled")
 		} else {
 			end, _ = sjson.SetBytes(st.Response, "status", "failed")
@@ -244,6 +245,12 @@ func (sl *stateLayer) cancelBackground(w http.ResponseWriter, r *http.Request, c
 	default:
 		return writeRawJSON(w, http.StatusOK, st.Response) // ended: cancelling again changes nothing
 	}
+	// The marker first: the running turn may overwrite the status below
+	// (its in_progress races this write, on another instance), never the
+	// marker, which it reads before it stores its result and at its end.
+	if err := s.store.Put(ctx, state.Record{ID: cancelledPrefix + id, Owner: owner, Created: time.Now()}); err != nil {
+		return sl.reject(w, codec, storeUnavailable(err))
+	}
 	obj, _ := sjson.SetBytes(st.Response, "status", "cancelled")
 	data, _ := json.Marshal(storedTurn{Input: st.Input, Response: obj})
 	rec.Data, rec.Created = data, time.Now()
@@ -253,6 +260,10 @@ func (sl *stateLayer) cancelBackground(w http.ResponseWriter, r *http.Request, c
 	s.bg.cancel(owner, id) // on the instance running it; elsewhere its result is dropped
 	return writeRawJSON(w, http.StatusOK, obj)
 }
+
+// cancelledPrefix starts the id of a cancelled background turn's marker:
+// no data, the owner's, with the store's TTL.
+const cancelledPrefix = "cancelled:"
 
 // backgroundID is the id of the background turn r runs, or "".
 func backgroundID(r *http.Request) string {
@@ -264,6 +275,9 @@ func backgroundID(r *http.Request) string {
 // been cancelled or deleted (its result is then not stored: it would bring
 // a deleted turn back).
 func (s *stateStore) cancelledBackground(ctx context.Context, owner, id string, api *statefulAPI) bool {
+	if _, err := s.store.Get(ctx, owner, cancelledPrefix+id); err == nil {
+		return true
+	}
 	st, err := s.turn(ctx, owner, id, api)
 	if errors.Is(err, state.ErrNotFound) {
 		return s.deletedTurn(ctx, owner, id)
