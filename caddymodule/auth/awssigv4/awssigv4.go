@@ -46,8 +46,8 @@ func init() {
 // The signature covers the method, the path, the query, the body's
 // SHA-256 and the headers the request carries when it is signed, which is
 // last, inside the credential transport, after reverse_proxy has set its
-// own headers (so header_up Host {upstream_hostport}, which the real
-// endpoint needs, is covered too) — except those a proxy on the way adds
+// own headers (so the Host sent, the upstream's over TLS or what
+// header_up Host names, is covered too) — except those a proxy on the way adds
 // or rewrites (unsignedHeaders: Via, Forwarded, X-Forwarded-*, X-Real-Ip,
 // Accept-Encoding), which AWS reads unsigned: an egress proxy that
 // appends itself to Via would otherwise break every signature. Headers
