@@ -69,6 +69,7 @@ func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		if err := auth.Authorize(out); err != nil {
 			return nil, err
 		}
+		addAuthSecrets(out, auth) // for the scrubbers (auth_secrets.go)
 	}
 	return reframe(req)(t.next.RoundTrip(out))
 }

@@ -33,10 +33,13 @@ func init() {
 // Keys are never shown, only whether one is configured; a backend that
 // authenticates through an auth module (aws_sigv4, google, azure) has
 // "auth" set to the module's name instead, and key_configured false. With ?probe=1 each
-// backend is also asked for its model list (GET {base_path}/models through
-// its own upstream handler, with its key), concurrently and within
+// backend is also sent a request that needs its credential (its model
+// list, GET {base_path}/models, or for Bedrock an InvokeModel of a model
+// that does not exist: diagnostics_probe.go) through its own upstream
+// handler, with its key or auth module, concurrently and within
 // diagnosticsProbeTimeout, and its entry gets a "probe" object: reachable,
-// status, latency_ms and a scrubbed error. Probing is opt-in because it
+// authorized (false when the answer was 401 or 403), status, latency_ms
+// and a scrubbed error. Probing is opt-in because it
 // sends requests to the providers. Like every admin.api module it is
 // always loaded; it needs no configuration.
 type DiagnosticsAdmin struct{}
@@ -112,10 +115,13 @@ type diagBackend struct {
 }
 
 type diagProbe struct {
-	Reachable bool   `json:"reachable"`
-	Status    int    `json:"status,omitempty"`
-	LatencyMS int64  `json:"latency_ms"`
-	Error     string `json:"error,omitempty"`
+	Reachable bool `json:"reachable"`
+	// Authorized says, once the backend answered, whether it accepted the
+	// credential: false for a 401 or 403.
+	Authorized *bool  `json:"authorized,omitempty"`
+	Status     int    `json:"status,omitempty"`
+	LatencyMS  int64  `json:"latency_ms"`
+	Error      string `json:"error,omitempty"`
 }
 
 type diagRoute struct {
@@ -205,22 +211,28 @@ func upstreamDials(h caddyhttp.MiddlewareHandler) []string {
 	return dials
 }
 
-// probeBackend asks b for its model list, GET {base_path}/models through
-// its upstream handler with its key (never a client's), and reports
-// whether it answered. Any answer, even an error status, counts as
-// reachable; the error text is scrubbed of keys and addresses.
+// probeBackend sends b its probe (probeRequestFor) through its upstream
+// handler with its key or auth module (never a client's credential), and
+// reports whether it answered and whether the answer accepted the
+// credential. Any answer, even an error status, counts as reachable; the
+// error text is scrubbed of keys and addresses.
 func probeBackend(parent context.Context, srv *caddyhttp.Server, b *Backend) *diagProbe {
 	ctx, cancel := context.WithTimeout(parent, diagnosticsProbeTimeout)
 	defer cancel()
 	proto := rowOf(b.Protocol) // protocols.go
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://louter.invalid/", nil)
+	pr := probeRequestFor(b)   // diagnostics_probe.go
+	req, err := http.NewRequestWithContext(ctx, pr.method, "http://louter.invalid/", nil)
 	if err != nil {
 		return &diagProbe{Error: err.Error()}
 	}
 	req.Header.Set("Accept", "application/json")
 	proto.prepareRequest(req.Header)
-	setBackendPath(req.URL, b.basePath, "/models")
-	req.URL.RawQuery = proto.listQuery
+	if pr.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		setBody(req, pr.body)
+	}
+	setBackendPath(req.URL, b.basePath, pr.path)
+	req.URL.RawQuery = pr.query
 	req.RequestURI = req.URL.RequestURI()
 	// The context reverse_proxy expects of a request Caddy's server
 	// accepted: a replacer, vars and the server.
@@ -242,7 +254,8 @@ func probeBackend(parent context.Context, srv *caddyhttp.Server, b *Backend) *di
 		p.Error = redact.ScrubString(err.Error(), []string{b.apiKey})
 		return p
 	}
-	p.Reachable, p.Status = true, rec.status
+	authorized := probeAuthorized(rec.status)
+	p.Reachable, p.Status, p.Authorized = true, rec.status, &authorized
 	return p
 }
 

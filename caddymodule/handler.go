@@ -362,6 +362,7 @@ func (l *Louter) backendRequest(r *http.Request, q *chatRequest, a *attempt) *ht
 	}
 	q.releaseOnContent(r, rw)
 	r = b.attachCredential(r, cred)
+	r = a.sw.collectAuthSecrets(r, b, q.rec)                 // what the auth module signs with is scrubbed too (auth_secrets.go)
 	setConversation(r, q.conversation, b.conversationHeader) // after the header allowlist, for lb_policy header
 	q.recordBackendRequest(r, b, a.backendModel, a.body, rw)
 	// The request holds the body now: the attempt, which lives as long as

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +20,8 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 	"google.golang.org/genai"
+
+	"github.com/louter/louter/internal/testcaddy"
 )
 
 // The secrets the tests configure; none may appear in a log line or a
@@ -274,4 +277,68 @@ func TestIntegrationBedrockStreamException(t *testing.T) {
 func assertNoBedrockSecrets(t *testing.T, e *bedrockEnv) {
 	t.Helper()
 	e.assertNoSecrets(t, bedrockTestSecret, bedrockTestSession, bedrockTestAPIKey)
+}
+
+// TestIntegrationBedrockEchoedCredentials: a Bedrock that quotes the
+// access key id and session token it was signed with in an error, at once
+// or in the stream, has neither reach the client nor the recording: the
+// aws_sigv4 module names them to the scrubbers (auth.SecretSource).
+func TestIntegrationBedrockEchoedCredentials(t *testing.T) {
+	e := startBedrockEnv(t)
+	for _, tt := range []struct {
+		scenario string
+		stream   bool
+	}{{"error_echo_key", false}, {"stream_error_echo_key", true}} {
+		body := `{"model":"claude-bedrock-1","max_tokens":10,"stream":` + strconv.FormatBool(tt.stream) + `,"messages":[{"role":"user","content":"hi"}]}`
+		resp := post(t, e.louter+"/v1/messages", body, "X-Mock-Scenario", tt.scenario)
+		raw, _ := io.ReadAll(resp.Body)
+		if !strings.Contains(string(raw), "Incorrect API key provided") {
+			t.Fatalf("%s: the mock's error did not come through: %d %s", tt.scenario, resp.StatusCode, raw)
+		}
+		for _, secret := range []string{bedrockTestAKID, bedrockTestSession} {
+			if strings.Contains(string(raw), secret) {
+				t.Errorf("%s: the client's answer holds %q: %s", tt.scenario, secret, raw)
+			}
+		}
+	}
+	e.assertNoSecrets(t, bedrockTestAKID, bedrockTestSession)
+}
+
+// TestIntegrationBedrockDiagnosticsProbe: the diagnostics probe proves a
+// Bedrock backend's credential: good SigV4 keys and a good API key are
+// authorized, a wrong secret or region is reachable but not authorized
+// (Bedrock's runtime serves no model list, so a GET /models could not
+// tell them apart).
+func TestIntegrationBedrockDiagnosticsProbe(t *testing.T) {
+	setBedrockEnv(t)
+	out := newCaddyOutput(t)
+	admin := testcaddy.FreePorts(t, 1)[0]
+	opts := out.options()
+	opts.AdminPort = admin
+	startMockEnv(t, opts, strings.ReplaceAll(bedrockCaddyfile, "{RECORD}", out.recordDir), 2)
+	testcaddy.WaitListening(t, admin)
+	body := testcaddy.Get(t, testcaddy.URL(admin)+"/louter/diagnostics?probe=1")
+	want := map[string]bool{"bedrock": true, "bedrock-key": true, "bedrock-betas": true, "bedrock-wrong-secret": false, "bedrock-wrong-region": false}
+	for _, b := range gjson.GetBytes(body, "handlers.0.backends").Array() {
+		name := b.Get("name").Str
+		ok, listed := want[name]
+		if !listed {
+			continue
+		}
+		delete(want, name)
+		if !b.Get("probe.reachable").Bool() || !b.Get("probe.authorized").Exists() || b.Get("probe.authorized").Bool() != ok {
+			t.Errorf("%s: probe %s, want reachable and authorized %v", name, b.Get("probe").Raw, ok)
+		}
+		if !ok && b.Get("probe.status").Int() != http.StatusForbidden {
+			t.Errorf("%s: probe status %d, want 403", name, b.Get("probe.status").Int())
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("backends missing from the report: %v in %s", want, body)
+	}
+	for _, s := range []string{bedrockTestSecret, bedrockTestSession, bedrockTestAPIKey} {
+		if strings.Contains(string(body), s) {
+			t.Errorf("the report shows %q", s)
+		}
+	}
 }

@@ -434,8 +434,8 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 	auths := map[string]int{}
 	for _, b := range backends {
 		auths[b.Get("auth").Str]++
-		if !b.Get("probe.reachable").Bool() {
-			t.Errorf("%s not reachable: %s", b.Get("name").Str, b.Raw)
+		if !b.Get("probe.reachable").Bool() || !b.Get("probe.authorized").Bool() {
+			t.Errorf("%s not reachable and authorized: %s", b.Get("name").Str, b.Raw)
 		}
 	}
 	// A backend signed by an auth module names it (it has no key of its
@@ -458,5 +458,19 @@ func TestCloudDiagnosticsProbe(t *testing.T) {
 		if r.Header.Get("Authorization") == "" && r.Header.Get("Api-Key") == "" && r.Header.Get("X-Goog-Api-Key") == "" {
 			t.Errorf("probe %s %s carried no credential", r.Method, r.Path)
 		}
+	}
+	// A classic Azure deployment API answers nothing without its
+	// api-version: the probe of az_classic names it.
+	classic := 0
+	for _, r := range reqs {
+		if r.Path == "/openai/models" {
+			classic++
+			if r.RawQuery != "api-version=2024-10-21" {
+				t.Errorf("classic Azure probe %s?%s, want api-version=2024-10-21", r.Path, r.RawQuery)
+			}
+		}
+	}
+	if classic != 1 {
+		t.Errorf("%d probes of /openai/models (az_classic), want 1: %v", classic, summarize(reqs))
 	}
 }

@@ -73,7 +73,7 @@ func (l *Louter) serveOpenAIPassthrough(w http.ResponseWriter, r *http.Request, 
 	r.RequestURI = r.URL.RequestURI()
 
 	tw := &writeTracker{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: sw}}
-	uerr := b.upstream.ServeHTTP(tw, b.attachCredential(r, cred), nopNext)
+	uerr := b.upstream.ServeHTTP(tw, sw.collectAuthSecrets(b.attachCredential(r, cred), b, nil), nopNext)
 	if !tw.wrote {
 		if uerr == nil {
 			uerr = fmt.Errorf("the upstream handler wrote no response")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/bits"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,8 +105,9 @@ func skipJSONSpace(b []byte, i int) int {
 type secretWriter struct {
 	caddyhttp.ResponseWriterWrapper // by value: one allocation fewer per attempt
 
-	known  []string // the backend's key and the client's key
-	stream bool     // the client asked for a stream
+	known   []string     // the backend's key and the client's key
+	fetched *authSecrets // the auth module's secrets, when it names them (auth_secrets.go)
+	stream  bool         // the client asked for a stream
 
 	status int
 	mode   uint8
@@ -123,6 +125,16 @@ const (
 
 func newSecretWriter(w http.ResponseWriter, known ...string) *secretWriter {
 	return &secretWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known, flusher: newChainFlusher(w)}
+}
+
+// secrets returns what is scrubbed: the known secrets and those the
+// backend's auth module put on the request. Only an error or an error
+// line asks, so the common answer costs nothing.
+func (sw *secretWriter) secrets() []string {
+	if sw.fetched == nil {
+		return sw.known
+	}
+	return append(slices.Clip(sw.known), sw.fetched.all()...)
 }
 
 // WriteHeader decides how the body is scrubbed. An error's status waits
@@ -158,7 +170,7 @@ func (sw *secretWriter) Write(p []byte) (int, error) {
 		// Too large to be an API error: send what is held and the rest as
 		// it comes, as a body of unknown length.
 		sw.Header().Del("Content-Length")
-		sw.commitError(redact.Scrub(sw.held, sw.known))
+		sw.commitError(redact.Scrub(sw.held, sw.secrets()))
 		sw.held, sw.mode = nil, secretPass
 		return sw.ResponseWriter.Write(p)
 	case secretStream:
@@ -187,7 +199,7 @@ func (sw *secretWriter) writeLines(p []byte) error {
 		var out []byte
 		for line := range bytes.Lines(data[:end]) {
 			if carriesError(line) {
-				line = redact.Scrub(line, sw.known)
+				line = redact.Scrub(line, sw.secrets())
 			}
 			out = append(out, line...)
 		}
@@ -219,10 +231,10 @@ func (sw *secretWriter) close() {
 	sw.closed = true
 	switch sw.mode {
 	case secretError:
-		sw.commitError(redact.Scrub(sw.held, sw.known))
+		sw.commitError(redact.Scrub(sw.held, sw.secrets()))
 	case secretStream:
 		if carriesError(sw.held) {
-			sw.held = redact.Scrub(sw.held, sw.known)
+			sw.held = redact.Scrub(sw.held, sw.secrets())
 		}
 		if len(sw.held) > 0 {
 			_, _ = sw.ResponseWriter.Write(sw.held)

@@ -5,7 +5,10 @@
 // same way.
 package auth
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // BackendAuth is implemented by the modules in the
 // "http.handlers.louter.auth" namespace: ways of authenticating louter's
@@ -26,4 +29,36 @@ import "net/http"
 // never contain a secret.
 type BackendAuth interface {
 	Authorize(req *http.Request) error
+}
+
+// SecretSource is implemented, optionally, by a BackendAuth that puts
+// secrets of its own on a request: a token it fetched, the key id and
+// session token of the credentials it signed with. A backend may echo what
+// it received in an error body ("the security token ... is invalid: ..."),
+// and louter scrubs the secrets of its configuration and of the client's
+// request from every error the client gets and from every recording; a
+// module's own secrets are known only to the module, so it names them here.
+//
+// Secrets is called in louter's credential transport once per attempt,
+// right after Authorize returned nil, with the request Authorize was given.
+// It returns the secrets that request carries or was signed with (the
+// current ones, which for a refreshed token are not those of an earlier
+// attempt); each is replaced wherever it appears in an error answer or in
+// the exchange's record. It must not block on the network (the values are
+// on req, or cached from Authorize) and, like Authorize, is called
+// concurrently and must not retain req. Strings shorter than eight bytes
+// are not scrubbed: they would match ordinary text.
+type SecretSource interface {
+	Secrets(req *http.Request) []string
+}
+
+// BearerToken returns the token of req's "Authorization: <type> <token>"
+// header, or "": what a module that sets a bearer token returns from
+// Secrets.
+func BearerToken(req *http.Request) string {
+	_, tok, ok := strings.Cut(req.Header.Get("Authorization"), " ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(tok)
 }

@@ -276,8 +276,13 @@ func echoKeyMessage(x *exchange) string {
 }
 
 // receivedCredential returns the API key a request carried, in any of the
-// four protocols' places.
+// four protocols' places, or the access key id and session token of a
+// SigV4 signature.
 func receivedCredential(r *http.Request) string {
+	if rest, ok := strings.CutPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential="); ok {
+		akid, _, _ := strings.Cut(rest, "/")
+		return akid + " with the security token " + r.Header.Get("X-Amz-Security-Token")
+	}
 	for _, h := range []string{"X-Api-Key", "X-Goog-Api-Key", "Api-Key"} {
 		if v := r.Header.Get(h); v != "" {
 			return v

@@ -37,10 +37,19 @@ type BedrockAuth struct {
 const maxSigV4Skew = 5 * time.Minute
 
 // unsignedOK are the headers a signed request may carry unsigned: those
-// the signer never signs and those Go's transport adds after signing.
+// the signer never signs, those Go's transport adds after signing, and
+// those a proxy on the way adds or rewrites (Via, Forwarded, X-Real-Ip;
+// X-Forwarded-* in unsignedHeader), which louter leaves unsigned.
 var unsignedOK = map[string]bool{
 	"Authorization": true, "User-Agent": true, "Accept-Encoding": true, "Content-Length": true,
 	"X-Amzn-Trace-Id": true, "Expect": true, "Transfer-Encoding": true, "Connection": true,
+	"Via": true, "Forwarded": true, "X-Real-Ip": true,
+}
+
+// unsignedAllowed reports whether a request may carry the header named
+// (canonically) unsigned.
+func unsignedAllowed(name string) bool {
+	return unsignedOK[name] || strings.HasPrefix(name, "X-Forwarded-")
 }
 
 // VerifySigV4 checks r's AWS Signature Version 4 the way AWS does: it
@@ -89,7 +98,7 @@ func VerifySigV4(r *http.Request, body []byte, creds aws.Credentials, service, r
 		return fmt.Errorf("SignedHeaders %q must include host and x-amz-date", fields["SignedHeaders"])
 	}
 	for name := range r.Header {
-		if !signed[strings.ToLower(name)] && !unsignedOK[name] {
+		if !signed[strings.ToLower(name)] && !unsignedAllowed(name) {
 			return fmt.Errorf("header %s is not signed", name)
 		}
 	}

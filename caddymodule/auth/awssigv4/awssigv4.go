@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -42,12 +44,15 @@ func init() {
 // SDK caches temporary credentials and refreshes them before they expire.
 //
 // The signature covers the method, the path, the query, the body's
-// SHA-256 and every header the request carries when it is signed, which is
+// SHA-256 and the headers the request carries when it is signed, which is
 // last, inside the credential transport, after reverse_proxy has set its
-// own headers (so header_up Host {upstream_hostport}, which the real
-// endpoint needs, is covered too). Headers with '_' in their names are
-// removed first: proxies in front of AWS drop them, which would break the
-// signature.
+// own headers (so the Host sent, the upstream's over TLS or what
+// header_up Host names, is covered too) — except those a proxy on the way adds
+// or rewrites (unsignedHeaders: Via, Forwarded, X-Forwarded-*, X-Real-Ip,
+// Accept-Encoding), which AWS reads unsigned: an egress proxy that
+// appends itself to Via would otherwise break every signature. Headers
+// with '_' in their names are removed first: proxies in front of AWS drop
+// them, which would break the signature.
 //
 // Caddyfile:
 //
@@ -88,6 +93,9 @@ type Auth struct {
 	region, service string
 	creds           aws.CredentialsProvider
 	signer          *v4.Signer
+	// signed holds the credentials of the latest signature, for Secrets
+	// (a pointer: Auth is a module value, copied before it is provisioned).
+	signed *atomic.Pointer[aws.Credentials]
 	// now is the signing clock; tests move it.
 	now func() time.Time
 }
@@ -159,6 +167,7 @@ func (a *Auth) setup(ctx context.Context) error {
 		a.service = bedrockService
 	}
 	a.signer = v4.NewSigner()
+	a.signed = new(atomic.Pointer[aws.Credentials])
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -184,10 +193,61 @@ func (a *Auth) Authorize(req *http.Request) error {
 	req.Header.Del("Authorization")
 	req.Header.Del("X-Amz-Date")
 	req.Header.Del("X-Amz-Security-Token")
-	if err := a.signer.SignHTTP(req.Context(), creds, req, hash, a.service, a.region, a.now().UTC()); err != nil {
+	// The signer signs every header it finds: those a proxy may rewrite
+	// are taken out while it signs, and put back.
+	var aside http.Header
+	for name, v := range req.Header {
+		if unsignedHeader(name) {
+			if aside == nil {
+				aside = make(http.Header)
+			}
+			aside[name] = v
+			delete(req.Header, name)
+		}
+	}
+	err = a.signer.SignHTTP(req.Context(), creds, req, hash, a.service, a.region, a.now().UTC())
+	maps.Copy(req.Header, aside)
+	if err != nil {
 		return fmt.Errorf("aws_sigv4: signing: %w", err)
 	}
+	a.signed.Store(&creds)
 	return nil
+}
+
+// unsignedHeader reports whether the header named (canonically) is left
+// out of the signature: one that a proxy between louter and AWS adds to or
+// rewrites (the proxy chain's Via, Forwarded and X-Forwarded-*,
+// X-Real-Ip; Accept-Encoding, which a proxy that compresses may change).
+// AWS verifies only the headers SignedHeaders names, so these reach it
+// unsigned and harmless; signed, a proxy's edit would fail the request
+// with "the request signature we calculated does not match".
+func unsignedHeader(name string) bool {
+	switch name {
+	case "Via", "Forwarded", "X-Real-Ip", "Accept-Encoding":
+		return true
+	}
+	return strings.HasPrefix(name, "X-Forwarded-")
+}
+
+// Secrets implements auth.SecretSource: the access key id and session
+// token req was signed with, which a backend may echo in an error ("The
+// security token included in the request is invalid", with the token), and
+// the secret access key of the latest signature, which no request carries
+// but which is scrubbed all the same.
+func (a *Auth) Secrets(req *http.Request) []string {
+	var out []string
+	if _, cred, ok := strings.Cut(req.Header.Get("Authorization"), "Credential="); ok {
+		if id, _, ok := strings.Cut(cred, "/"); ok {
+			out = append(out, id)
+		}
+	}
+	if tok := req.Header.Get("X-Amz-Security-Token"); tok != "" {
+		out = append(out, tok)
+	}
+	if c := a.signed.Load(); c != nil {
+		out = append(out, c.SecretAccessKey)
+	}
+	return out
 }
 
 // bodySHA256 returns the hex SHA-256 of req's body. louter's backend
@@ -248,4 +308,5 @@ var (
 	_ caddy.Provisioner     = (*Auth)(nil)
 	_ caddyfile.Unmarshaler = (*Auth)(nil)
 	_ auth.BackendAuth      = (*Auth)(nil)
+	_ auth.SecretSource     = (*Auth)(nil)
 )

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,7 +21,7 @@ import (
 )
 
 // signedRequest signs a request to a Bedrock path with a.
-func signedRequest(t *testing.T, a *Auth, body string) *http.Request {
+func signedRequest(t *testing.T, a *Auth, body string, header ...string) *http.Request {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "http://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-x-v1%3A0/invoke", nil)
 	// As louter's request rewrite sets a body: readable once, and again
@@ -29,6 +30,9 @@ func signedRequest(t *testing.T, a *Auth, body string) *http.Request {
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil }
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Session_id", "dropped: proxies in front of AWS drop snake_case headers")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	if err := a.Authorize(req); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +68,10 @@ func TestAuthSignature(t *testing.T) {
 	if err := verify(req, creds, "us-east-1", now); err != nil {
 		t.Fatalf("a good signature failed: %v", err)
 	}
+	// What the scrubber is to hide: the credentials signed with.
+	if got := a.Secrets(req); !slices.Equal(got, []string{"AKIDTEST", "tok", "s3cret"}) {
+		t.Errorf("Secrets = %q", got)
+	}
 	for _, tt := range []struct {
 		name   string
 		change func(r *http.Request, c *aws.Credentials, region *string, now *time.Time)
@@ -87,6 +95,22 @@ func TestAuthSignature(t *testing.T) {
 		if err := verify(r, c, region, n); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
+	}
+	// What a proxy between louter and AWS adds or rewrites after the
+	// signature is not signed: the request still verifies.
+	r := signedRequest(t, a, `{"messages":[]}`, "X-Forwarded-For", "192.0.2.1", "Via", "1.1 Caddy", "Forwarded", "for=192.0.2.1")
+	if sh := r.Header.Get("Authorization"); strings.Contains(sh, "x-forwarded") || strings.Contains(sh, "via") || strings.Contains(sh, "forwarded") {
+		t.Errorf("proxy headers signed: %s", sh)
+	}
+	if r.Header.Get("X-Forwarded-For") != "192.0.2.1" || r.Header.Get("Via") != "1.1 Caddy" {
+		t.Errorf("proxy headers not sent: %v", r.Header)
+	}
+	r.Header.Set("X-Forwarded-For", "192.0.2.1, 198.51.100.7")
+	r.Header.Add("Via", "1.1 egress-proxy")
+	r.Header.Set("Forwarded", "for=198.51.100.7")
+	r.Header.Set("X-Forwarded-Proto", "https")
+	if err := verify(r, creds, "us-east-1", now); err != nil {
+		t.Errorf("proxy headers rewritten after signing: %v", err)
 	}
 	// The signer's own clock off by ten minutes.
 	a.now = func() time.Time { return time.Now().Add(-10 * time.Minute) }

@@ -166,6 +166,12 @@ func (a *Auth) Authorize(req *http.Request) error {
 	return nil
 }
 
+// Secrets implements auth.SecretSource: the Entra ID token Authorize set on
+// req, which a backend may echo in an error.
+func (a *Auth) Secrets(req *http.Request) []string {
+	return []string{auth.BearerToken(req)}
+}
+
 // UnmarshalCaddyfile sets up the module from Caddyfile tokens; the
 // dispenser is on the method name ("azure").
 func (a *Auth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
@@ -213,6 +219,7 @@ func (a *Auth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // Interface guards
 var (
 	_ auth.BackendAuth      = (*Auth)(nil)
+	_ auth.SecretSource     = (*Auth)(nil)
 	_ caddy.Provisioner     = (*Auth)(nil)
 	_ caddyfile.Unmarshaler = (*Auth)(nil)
 )

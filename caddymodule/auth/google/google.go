@@ -150,6 +150,12 @@ func (g *Auth) Authorize(req *http.Request) error {
 	return nil
 }
 
+// Secrets implements louterauth.SecretSource: the access token Authorize set on
+// req, which a backend may echo in an error.
+func (g *Auth) Secrets(req *http.Request) []string {
+	return []string{louterauth.BearerToken(req)}
+}
+
 // UnmarshalCaddyfile sets up the module from Caddyfile tokens; the
 // dispenser is on the method name ("google").
 func (g *Auth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
@@ -181,7 +187,8 @@ func (g *Auth) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // Interface guards
 var (
-	_ louterauth.BackendAuth = (*Auth)(nil)
-	_ caddy.Provisioner      = (*Auth)(nil)
-	_ caddyfile.Unmarshaler  = (*Auth)(nil)
+	_ louterauth.BackendAuth  = (*Auth)(nil)
+	_ louterauth.SecretSource = (*Auth)(nil)
+	_ caddy.Provisioner       = (*Auth)(nil)
+	_ caddyfile.Unmarshaler   = (*Auth)(nil)
 )
