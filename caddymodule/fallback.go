@@ -69,11 +69,9 @@ type routeTarget struct {
 	rename  string
 }
 
-// upstream is the model name the target's backend is asked for when the
-// client asked for model on route: the rename, or the client's name (the
-// route's own for an alias, model_aliases.go). For Azure it is the
-// deployment, for Bedrock the model in the path; cooldowns are kept per
-// backend and upstream model.
+// upstream is the model the target's backend is asked for (the Azure
+// deployment, the Bedrock model in the path): the rename, or the client's
+// (the route's for an alias). Cooldowns are kept per backend and upstream.
 func (t routeTarget) upstream(route *ModelRoute, model string) string {
 	if t.rename != "" {
 		return t.rename
@@ -81,10 +79,10 @@ func (t routeTarget) upstream(route *ModelRoute, model string) string {
 	return route.backendName(model)
 }
 
-// targets returns the backends of a route in the order to try them for
-// the client's model, leaving out those cooling down for the model each
-// is asked for. When every one is cooling down, all are tried anyway: an
-// answer from a busy backend beats none.
+// targets returns the backends of a route in the order to try them,
+// leaving out those cooling down for the model each is asked for. When
+// every one is cooling down, all are tried anyway: an answer from a busy
+// backend beats none.
 func (l *Louter) targets(route *ModelRoute, model string) []routeTarget {
 	all := make([]routeTarget, 0, 1+len(route.Fallbacks))
 	all = append(all, routeTarget{backend: route.backend, rename: route.Rename})

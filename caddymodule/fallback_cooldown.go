@@ -22,11 +22,8 @@ const (
 )
 
 // cooldowns records which backends of fallback chains to skip for now,
-// per backend and model: the pair of the backend and the model name it is
-// asked for (after the route's rename or alias; for Azure the deployment,
-// for Bedrock the model in the path). Cloud quotas are per model or
-// deployment, so a 429 of one deployment must not send a healthy
-// deployment of the same backend to its fallback.
+// per backend and the model it is asked for (routeTarget.upstream): cloud
+// quotas are per model or deployment.
 //
 // The state is a plain map per Louter (per configuration load), not a
 // caddy.UsagePool that would survive a reload: a reload is rare next to a
@@ -42,8 +39,7 @@ type cooldowns struct {
 	m   map[cooldownKey]*backendHealth
 }
 
-// cooldownKey is what a cooldown applies to: a backend, by name, and the
-// model it is asked for.
+// cooldownKey is a backend's name and the model it is asked for.
 type cooldownKey struct{ backend, model string }
 
 // backendHealth is one pair's record.
@@ -52,8 +48,7 @@ type backendHealth struct {
 	failures int       // consecutive failures
 }
 
-// maxCooldowns bounds the records: one per configured pair many times
-// over, and about 100 KB when full of model names that clients chose.
+// maxCooldowns bounds the records (about 100 KB of names clients chose).
 const maxCooldowns = 1024
 
 func newCooldowns(now func() time.Time) *cooldowns {

@@ -37,7 +37,7 @@ func init() {
 // the usage page. It shows spend by client and model (the ledger, as
 // GET /louter/usage on the admin endpoint reports it), requests, errors
 // and tokens by client, model and backend per minute over the last hour,
-// each backend's fallback cooldowns (per model it is asked for), the recent failed and fallen-back
+// each backend's fallback cooldowns per model, the recent failed and fallen-back
 // attempts (ops_feed.go), and the last recorded exchanges side by side
 // (client request, backend request, backend events, client events) when
 // record is configured.
@@ -140,9 +140,7 @@ type uiBackend struct {
 	Name       string `json:"name"`
 	Protocol   string `json:"protocol"`
 	InFallback bool   `json:"in_fallback"` // some route may fall back from or to it (cooldowns apply)
-	// Models are the models the backend is asked for that have a
-	// cooldown record (cooldowns are per backend and model); none when
-	// every one answers.
+	// The models asked of it with a cooldown record (cooldowns are per pair).
 	Models []uiCooldown `json:"models"`
 }
 
@@ -208,18 +206,15 @@ func serveUIState(w http.ResponseWriter, _ *http.Request) error {
 func (c *cooldowns) of(backend string) []uiCooldown {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := []uiCooldown{}
-	now := c.now()
+	out, now := []uiCooldown{}, c.now()
 	for k, h := range c.m {
-		if k.backend != backend {
-			continue
+		if k.backend == backend {
+			rec := uiCooldown{Model: k.model, FailuresInRow: h.failures, CoolingUntil: new(time.Time)}
+			if *rec.CoolingUntil = h.until; !now.Before(h.until) {
+				rec.CoolingUntil = nil
+			}
+			out = append(out, rec)
 		}
-		rec := uiCooldown{Model: k.model, FailuresInRow: h.failures}
-		if now.Before(h.until) {
-			until := h.until
-			rec.CoolingUntil = &until
-		}
-		out = append(out, rec)
 	}
 	slices.SortFunc(out, func(a, b uiCooldown) int { return strings.Compare(a.Model, b.Model) })
 	return out
