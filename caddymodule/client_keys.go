@@ -307,6 +307,7 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	// after every reload).
 	var release func()
 	a.limiter, a.ledger, a.storeErrors, release = sharedCounters()
+	memory := a.ledger.(*limits.Ledger)
 	a.release = append(a.release, release)
 	if l.Redis != nil {
 		conn, err := l.Redis.connect(l.logger)
@@ -315,9 +316,10 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 			return err
 		}
 		a.limiter, a.ledger, a.redis = conn.limiter, conn.ledger, conn
-		a.release = append(a.release, conn.close, redisLedgers.add(conn.ledger)) // ledger_admin.go
+		a.release = append(a.release, conn.close)
 		a.failClosed = l.Redis.failClosed()
 	}
+	a.release = append(a.release, listLedger(memory, a.redis)) // ledger_admin.go
 	if l.ManagedKeys != nil {
 		a.provisionManaged(ctx, l) // managed_keys.go
 	}

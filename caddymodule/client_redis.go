@@ -76,6 +76,7 @@ type redisConn struct {
 	ledger  *limits.RedisLedger
 	client  *redis.Client
 	prefix  string
+	server  string // host:port/db: with the prefix, which ledger it is (ledger_admin.go)
 	close   func()
 }
 
@@ -151,6 +152,7 @@ func (rc *RedisCounters) connect(logger *zap.Logger) (*redisConn, error) {
 		ledger:  ledger,
 		client:  client,
 		prefix:  prefix,
+		server:  fmt.Sprintf("%s/%d", opts.Addr, opts.DB),
 		close: func() {
 			ledger.Close()
 			_ = client.Close()

@@ -69,10 +69,21 @@ type routeTarget struct {
 	rename  string
 }
 
+// upstream is the model the target's backend is asked for (the Azure
+// deployment, the Bedrock model in the path): the rename, or the client's
+// (the route's for an alias). Cooldowns are kept per backend and upstream.
+func (t routeTarget) upstream(route *ModelRoute, model string) string {
+	if t.rename != "" {
+		return t.rename
+	}
+	return route.backendName(model)
+}
+
 // targets returns the backends of a route in the order to try them,
-// leaving out those cooling down. When every one is cooling down, all are
-// tried anyway: an answer from a busy backend beats none.
-func (l *Louter) targets(route *ModelRoute) []routeTarget {
+// leaving out those cooling down for the model each is asked for. When
+// every one is cooling down, all are tried anyway: an answer from a busy
+// backend beats none.
+func (l *Louter) targets(route *ModelRoute, model string) []routeTarget {
 	all := make([]routeTarget, 0, 1+len(route.Fallbacks))
 	all = append(all, routeTarget{backend: route.backend, rename: route.Rename})
 	for _, fb := range route.Fallbacks {
@@ -80,9 +91,10 @@ func (l *Louter) targets(route *ModelRoute) []routeTarget {
 	}
 	out := all[:0:0]
 	for _, t := range all {
-		if until, cooling := l.cooldowns.cooling(t.backend.name); cooling {
+		upstream := t.upstream(route, model)
+		if until, cooling := l.cooldowns.cooling(t.backend.name, upstream); cooling {
 			if c := l.logger.Check(zapcore.DebugLevel, "skipping a backend that is cooling down"); c != nil {
-				c.Write(zap.String("backend", t.backend.name), zap.Time("until", until))
+				c.Write(zap.String("backend", t.backend.name), zap.String("backend_model", upstream), zap.Time("until", until))
 			}
 			continue
 		}
@@ -99,7 +111,7 @@ func (l *Louter) targets(route *ModelRoute) []routeTarget {
 // failed before the client received anything is left for the next one; the
 // last attempt answers whatever happens, as a route without fallbacks does.
 func (l *Louter) serveChain(w http.ResponseWriter, r *http.Request, q *chatRequest, route *ModelRoute) error {
-	targets := l.targets(route)
+	targets := l.targets(route, q.model)
 	snap := snapshotRequest(r)
 	extra, _ := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
 	for i, t := range targets {
@@ -112,21 +124,23 @@ func (l *Louter) serveChain(w http.ResponseWriter, r *http.Request, q *chatReque
 		if extra != nil && i > 0 {
 			extra.Set(zap.Int("louter_attempts", i+1))
 		}
+		upstream := t.upstream(route, q.model)
 		if failure == nil {
 			if !last {
-				l.cooldowns.succeeded(t.backend.name)
+				l.cooldowns.succeeded(t.backend.name, upstream)
 			}
 			if c := l.logger.Check(zapcore.DebugLevel, "backend attempt answered"); c != nil {
 				c.Write(zap.String("backend", t.backend.name), zap.Int("attempt", i+1), zap.Duration("duration", time.Since(start)))
 			}
 			return err
 		}
-		until := l.cooldowns.failed(t.backend.name, failure.retryAfter)
+		until := l.cooldowns.failed(t.backend.name, upstream, failure.retryAfter)
 		l.metrics.fellBack(route.Match, t.backend.name, targets[i+1].backend.name, failure.kind) // metrics.go
 		if c := l.logger.Check(zapcore.InfoLevel, "backend attempt failed; falling back"); c != nil {
 			fields := []zap.Field{
 				zap.String("backend", t.backend.name),
 				zap.String("model", q.model),
+				zap.String("backend_model", upstream),
 				zap.Int("attempt", i+1),
 				zap.String("reason", failure.reason),
 				zap.Int("status", failure.status),

@@ -140,8 +140,8 @@ func TestFallbackDiscardsTheFailedAttempt(t *testing.T) {
 			if strings.Count(out, "event: message_start") != 1 || strings.Contains(out, "Overloaded") || !strings.Contains(out, "fine") || !strings.Contains(out, "message_stop") {
 				t.Errorf("body:\n%s", out)
 			}
-			if l.cooldowns.m["anth"] == nil || l.cooldowns.m["anth"].failures != 1 {
-				t.Errorf("cooldown record of anth: %+v", l.cooldowns.m["anth"])
+			if l.cooldowns.m[cooldownKey{"anth", "m-1"}] == nil || l.cooldowns.m[cooldownKey{"anth", "m-1"}].failures != 1 {
+				t.Errorf("cooldown record of anth: %+v", l.cooldowns.m[cooldownKey{"anth", "m-1"}])
 			}
 		})
 	}

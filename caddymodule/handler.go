@@ -268,10 +268,7 @@ type attempt struct {
 func (l *Louter) newAttempt(w http.ResponseWriter, r *http.Request, q *chatRequest, t routeTarget) (attempt, *translate.Error) {
 	ep, client, body, model, pathModel := q.ep, q.client, q.body, q.model, q.pathModel
 	b := t.backend
-	backendModel := q.route.backendName(model) // the route's model for an alias (model_aliases.go)
-	if t.rename != "" {
-		backendModel = t.rename
-	}
+	backendModel := t.upstream(q.route, model) // fallback.go
 	q.x.route(b, q.route.Match, model, backendModel)
 	q.rw = nil
 	if te := checkBackendModel(b, backendModel, backendModel != model); te != nil {

@@ -19,7 +19,7 @@ func init() {
 // ledger on Caddy's admin endpoint, at GET /louter/usage, as JSON (the
 // shape is documented in docs/keys-and-spend.md and stable):
 //
-//	{"since": "...", "source": "redis", "filter": {"client": "alice"},
+//	{"since": "...", "source": "redis", "sources": [...], "filter": {"client": "alice"},
 //	 "rows": [{"day": "2026-11-27", "client": "alice", "model": "gpt-*",
 //	   "backend": "openai", "requests": 3, "input_tokens": 1200,
 //	   "output_tokens": 300, "cost_usd": 1.25, "cost_micro_usd": 1250000}],
@@ -43,15 +43,19 @@ func init() {
 // that, new lines are added up under "(other)". Like every admin.api
 // module it is always loaded; it needs no configuration.
 //
-// "since" is when the ledger began counting: for the memory ledger, when
-// the first config with client keys or limits was loaded; for Redis, the
-// first day it holds (or now, empty); with no ledger, when the process
-// started. It is never the time of the query.
+// Each handler keeps its ledger in memory or, with redis, in Redis; the
+// report is every handler's, merged (limits.Gather): the memory
+// ledger once, each Redis server and prefix once (handlers sharing one
+// share its rows, which are not counted twice), the rows of one key added
+// up, and "sources" lists each ledger with its own totals. When one
+// cannot be read, the others' rows are still in the answer, with status
+// 503 and the error.
+//
+// "since" is when the ledger began counting, the earliest of its sources:
+// for the memory ledger, when the first config with client keys or limits
+// was loaded; for Redis, the first day it holds (or now, empty); with no
+// ledger, when the process started. It is never the time of the query.
 type UsageAdmin struct{}
-
-// processStart is when the process started, as far as louter can tell:
-// when this package was initialised.
-var processStart = time.Now()
 
 // CaddyModule returns the Caddy module information.
 func (UsageAdmin) CaddyModule() caddy.ModuleInfo {
@@ -77,45 +81,42 @@ func serveUsage(w http.ResponseWriter, r *http.Request) error {
 			return caddy.APIError{HTTPStatus: http.StatusBadRequest, Err: fmt.Errorf("from and to are UTC days such as 2026-01-31, not %q", d)}
 		}
 	}
-	var rep limits.LedgerReport
-	var limitErrors int64
-	countersPool.Range(func(_, v any) bool {
-		c := v.(*counters)
-		limitErrors = c.storeErrors.Load()
-		// Read the memory ledger without holding it: with no louter config
-		// loaded there is none, and the report is empty.
-		rows, _ := c.ledger.Query(r.Context(), f)
-		rep = limits.NewLedgerReport(c.ledger.Since(), "memory", f, rows)
-		return false
-	})
-	if rep.Source == "" {
-		rep = limits.NewLedgerReport(processStart, "memory", f, nil)
+	var memory *limits.Ledger
+	var redis []limits.RedisSource
+	for _, u := range usageLedgers.all() {
+		if u.redis == nil {
+			memory = u.memory // one per process (sharedCounters)
+		} else {
+			redis = append(redis, limits.RedisSource{Server: u.redis.server, Ledger: u.redis.ledger})
+		}
 	}
+	rep, err := limits.Gather(r.Context(), f, memory, redis, processStart)
+	countersPool.Range(func(_, v any) bool { rep.StoreErrors += v.(*counters).storeErrors.Load(); return false })
 	status := http.StatusOK
-	if rl := redisLedgers.latest(); rl != nil {
-		since, err := rl.Since(r.Context())
-		var rows []limits.LedgerRow
-		if err == nil {
-			rows, err = rl.Query(r.Context(), f)
-		}
-		rep = limits.NewLedgerReport(since, "redis", f, rows)
-		if err != nil {
-			// Still an answer in the report's shape, with the error and
-			// the counts that tell what went wrong.
-			status, rep.Error = http.StatusServiceUnavailable, err.Error()
-		}
-		rep.Pending, rep.Lost = rl.Pending(), rl.Lost()
-		limitErrors += rl.Errors()
+	if err != nil {
+		// Still the report's shape: what could be read, and the error.
+		status, rep.Error = http.StatusServiceUnavailable, err.Error()
 	}
-	rep.StoreErrors = limitErrors
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	return json.NewEncoder(w).Encode(rep)
 }
 
-// redisLedgers are the Redis ledgers of the loaded configs, the latest
-// last: the admin endpoint reads the latest.
-var redisLedgers registry[*limits.RedisLedger]
+var processStart = time.Now() // when the process started, as far as louter can tell
+
+// usageLedgers are the running handlers' ledgers (listLedger).
+var usageLedgers registry[*ledgerUse]
+
+// ledgerUse is one handler's ledger: its Redis one, or the memory one.
+type ledgerUse struct {
+	memory *limits.Ledger
+	redis  *redisConn
+}
+
+// listLedger lists a handler's ledger until the returned function is called.
+func listLedger(memory *limits.Ledger, conn *redisConn) func() {
+	return usageLedgers.add(&ledgerUse{memory, conn})
+}
 
 // Interface guard
 var _ caddy.AdminRouter = UsageAdmin{}

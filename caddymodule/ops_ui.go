@@ -37,7 +37,7 @@ func init() {
 // the usage page. It shows spend by client and model (the ledger, as
 // GET /louter/usage on the admin endpoint reports it), requests, errors
 // and tokens by client, model and backend per minute over the last hour,
-// each backend's fallback cooldown, the recent failed and fallen-back
+// each backend's fallback cooldowns per model, the recent failed and fallen-back
 // attempts (ops_feed.go), and the last recorded exchanges side by side
 // (client request, backend request, backend events, client events) when
 // record is configured.
@@ -135,11 +135,18 @@ type uiState struct {
 	RecordingDirs []string `json:"recording_dirs"`
 }
 
-// uiBackend is a backend's state: its fallback cooldown, if any.
+// uiBackend is a backend's state: its fallback cooldowns, if any.
 type uiBackend struct {
-	Name          string     `json:"name"`
-	Protocol      string     `json:"protocol"`
-	InFallback    bool       `json:"in_fallback"` // some route may fall back from or to it (cooldowns apply)
+	Name       string `json:"name"`
+	Protocol   string `json:"protocol"`
+	InFallback bool   `json:"in_fallback"` // some route may fall back from or to it (cooldowns apply)
+	// The models asked of it with a cooldown record (cooldowns are per pair).
+	Models []uiCooldown `json:"models"`
+}
+
+// uiCooldown is one backend and model pair's cooldown record.
+type uiCooldown struct {
+	Model         string     `json:"model"`
 	CoolingUntil  *time.Time `json:"cooling_until,omitempty"`
 	FailuresInRow int        `json:"failures_in_row"`
 }
@@ -174,13 +181,9 @@ func serveUIState(w http.ResponseWriter, _ *http.Request) error {
 			if l.Backends[name] == nil {
 				continue
 			}
-			b := uiBackend{Name: name, Protocol: string(l.Backends[name].Protocol), InFallback: l.cooldowns != nil}
+			b := uiBackend{Name: name, Protocol: string(l.Backends[name].Protocol), InFallback: l.cooldowns != nil, Models: []uiCooldown{}}
 			if l.cooldowns != nil {
-				until, failures := l.cooldowns.state(name)
-				if !until.IsZero() {
-					b.CoolingUntil = &until
-				}
-				b.FailuresInRow = failures
+				b.Models = l.cooldowns.of(name)
 			}
 			st.Backends = append(st.Backends, b)
 		}
@@ -199,19 +202,22 @@ func serveUIState(w http.ResponseWriter, _ *http.Request) error {
 	return json.NewEncoder(w).Encode(st)
 }
 
-// state returns a backend's cooldown end (zero when it is not cooling)
-// and its failures in a row.
-func (c *cooldowns) state(name string) (time.Time, int) {
+// of returns the cooldown records of a backend's models, by model name.
+func (c *cooldowns) of(backend string) []uiCooldown {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	h := c.m[name]
-	if h == nil {
-		return time.Time{}, 0
+	out, now := []uiCooldown{}, c.now()
+	for k, h := range c.m {
+		if k.backend == backend {
+			rec := uiCooldown{Model: k.model, FailuresInRow: h.failures, CoolingUntil: new(time.Time)}
+			if *rec.CoolingUntil = h.until; !now.Before(h.until) {
+				rec.CoolingUntil = nil
+			}
+			out = append(out, rec)
+		}
 	}
-	if !c.now().Before(h.until) {
-		return time.Time{}, h.failures
-	}
-	return h.until, h.failures
+	slices.SortFunc(out, func(a, b uiCooldown) int { return strings.Compare(a.Model, b.Model) })
+	return out
 }
 
 // tailRecordings reads the last n exchanges of the newest recording file

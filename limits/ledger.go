@@ -125,8 +125,14 @@ type LedgerClient struct {
 type LedgerReport struct {
 	// Since is when the ledger began counting.
 	Since time.Time `json:"since"`
-	// Source is where the ledger is kept: "memory" or "redis".
+	// Source is where the ledger is kept: "memory" or "redis", or
+	// "memory+redis" when some handlers keep it in memory and others in
+	// Redis (the rows are then both's, added up).
 	Source string `json:"source"`
+	// Sources are the ledgers the rows were read from, each once: the
+	// process's memory ledger, and each Redis server and prefix (handlers
+	// configured with the same one share its rows: they are read once).
+	Sources []LedgerSource `json:"sources"`
 	// The filter the rows were selected with.
 	Filter LedgerReportFilter `json:"filter"`
 	// Rows are the selected lines, by day, client, model and backend.
@@ -148,6 +154,58 @@ type LedgerReport struct {
 	Error string `json:"error,omitempty"`
 }
 
+// LedgerSource is one ledger of a report.
+type LedgerSource struct {
+	// Source is "memory" or "redis".
+	Source string `json:"source"`
+	// Server and Prefix are a Redis ledger's: its host:port and database,
+	// and the prefix of its keys.
+	Server string `json:"server,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+	// Since is when this ledger began counting.
+	Since time.Time `json:"since"`
+	// Totals sums this ledger's selected rows.
+	Totals LedgerEntry `json:"totals"`
+	// Pending and Lost are a Redis ledger's, as in LedgerReport.
+	Pending int64 `json:"pending_records,omitempty"`
+	Lost    int64 `json:"lost_records,omitempty"`
+	// Error says why this ledger could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+// Sum sums rows into a LedgerEntry.
+func Sum(rows []LedgerRow) LedgerEntry {
+	var e LedgerEntry
+	for i := range rows {
+		e.merge(&rows[i].LedgerEntry)
+	}
+	return e
+}
+
+// MergeRows adds up the rows of several ledgers into one list, sorted as
+// Query returns them: the rows of one key
+// (day, client, model, backend) in several ledgers are different
+// requests, recorded by different handlers, and become one row.
+func MergeRows(sets ...[]LedgerRow) []LedgerRow {
+	byKey := map[LedgerKey]*LedgerEntry{}
+	for _, rows := range sets {
+		for i := range rows {
+			e := byKey[rows[i].LedgerKey]
+			if e == nil {
+				e = &LedgerEntry{}
+				byKey[rows[i].LedgerKey] = e
+			}
+			e.merge(&rows[i].LedgerEntry)
+		}
+	}
+	out := make([]LedgerRow, 0, len(byKey))
+	for k, e := range byKey {
+		out = append(out, LedgerRow{LedgerKey: k, LedgerEntry: *e})
+	}
+	SortRows(out)
+	return out
+}
+
 // LedgerReportFilter is a LedgerFilter as JSON.
 type LedgerReportFilter struct {
 	Client  string `json:"client,omitempty"`
@@ -160,7 +218,7 @@ type LedgerReportFilter struct {
 // NewLedgerReport sums rows into a report.
 func NewLedgerReport(since time.Time, source string, f LedgerFilter, rows []LedgerRow) LedgerReport {
 	rep := LedgerReport{Since: since, Source: source, Rows: rows, Clients: map[string]*LedgerClient{},
-		Filter: LedgerReportFilter(f)}
+		Filter: LedgerReportFilter(f), Sources: []LedgerSource{}}
 	if rep.Rows == nil {
 		rep.Rows = []LedgerRow{}
 	}

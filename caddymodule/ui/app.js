@@ -95,16 +95,27 @@ function renderTraffic(series) {
   fill("traffic-rows", rows, "No requests in the last hour.", 8);
 }
 
+// renderHealth shows a row per backend and model with a cooldown record
+// (cooldowns are per backend and the model it is asked for), and one per
+// backend without any.
 function renderHealth(backends) {
-  const rows = backends.map(b => {
-    let state = "ok", cls = "ok";
-    if (b.cooling_until) { state = "cooling down until " + new Date(b.cooling_until).toISOString(); cls = "cooling"; }
-    else if (!b.in_fallback) state = "ok (no fallback chain: no cooldown)";
-    const tr = row([b.name, b.protocol, state, b.failures_in_row]);
-    tr.children[2].className = cls;
-    return tr;
-  });
-  fill("health-rows", rows, "No louter handler is running.", 4);
+  const rows = [];
+  for (const b of backends) {
+    if (!b.models || b.models.length === 0) {
+      const tr = row([b.name, b.protocol, "", b.in_fallback ? "ok" : "ok (no fallback chain: no cooldown)", 0]);
+      tr.children[3].className = "ok";
+      rows.push(tr);
+      continue;
+    }
+    for (const m of b.models) {
+      let state = "ok", cls = "ok";
+      if (m.cooling_until) { state = "cooling down until " + new Date(m.cooling_until).toISOString(); cls = "cooling"; }
+      const tr = row([b.name, b.protocol, m.model, state, m.failures_in_row]);
+      tr.children[3].className = cls;
+      rows.push(tr);
+    }
+  }
+  fill("health-rows", rows, "No louter handler is running.", 5);
 }
 
 function renderEvents(events) {

@@ -181,7 +181,7 @@ func TestUsagePageInChromium(t *testing.T) {
 		// requests (the 429 has no usage to price), a non-zero cost.
 		{"spend", []string{"<td>alice</td><td>claude-*</td>", "Since "}},
 		{"traffic", []string{"primary", "spare", "<td>alice</td><td>claude-sonnet-4-5</td>"}},
-		{"health", []string{"<td>primary</td><td>openai_chat</td><td class=\"cooling\">cooling down until", "<td>spare</td><td>anthropic</td>"}},
+		{"health", []string{"<td>primary</td><td>openai_chat</td><td>claude-sonnet-4-5</td><td class=\"cooling\">cooling down until", "<td>spare</td><td>anthropic</td>"}},
 		{"errors", []string{`<tr class="fallback">`, `<tr class="error">`, "<td>rate limited</td>", ">429</td>"}},
 		{"recordings", []string{"Client request", "Backend request", "Backend response", "Client response", "anthropic → <bdi>primary</bdi> (openai_chat)", "chat.completion.chunk", "message_stop",
 			`model <bdi>claude-\u202Egpj.exe</bdi>`}},
