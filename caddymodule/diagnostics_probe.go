@@ -3,8 +3,6 @@ package caddymodule
 import (
 	"net/http"
 	"net/url"
-
-	"github.com/louter/louter/translate"
 )
 
 // probeModel is the model the diagnostics probe names to Bedrock: no
@@ -30,12 +28,12 @@ type probeRequest struct {
 // 400 or 404 for good ones. A classic Azure deployment API answers nothing
 // without its api-version.
 func probeRequestFor(b *Backend) probeRequest {
-	switch b.Protocol {
-	case translate.ProtocolBedrock, translate.ProtocolBedrockConverse:
-		path, _ := rowOf(b.Protocol).endpoint(probeModel, false)
+	row := rowOf(b.Protocol)
+	if row.probeInvoke {
+		path, _ := row.endpoint(probeModel, false)
 		return probeRequest{method: http.MethodPost, path: path, body: []byte(`{}`)}
 	}
-	p := probeRequest{method: http.MethodGet, path: "/models", query: rowOf(b.Protocol).listQuery}
+	p := probeRequest{method: http.MethodGet, path: "/models", query: row.listQuery}
 	if b.Azure != nil && b.Azure.APIVersion != "" {
 		p.query = "api-version=" + url.QueryEscape(b.Azure.APIVersion)
 	}

@@ -15,13 +15,15 @@ import (
 	"github.com/louter/louter/limits"
 )
 
-// usageSite is one louter handler with client erin and a price; {REDIS} is
+// usageSite is one louter handler with client ledger-erin (a name no other
+// test uses: the memory ledger is the process's, shared by every test of
+// the package) and a price; {REDIS} is
 // its redis block, or nothing for the memory ledger.
 const usageSite = `
 :{PORT} {
 	bind 127.0.0.1
 	louter {
-{REDIS}		client erin {
+{REDIS}		client ledger-erin {
 			key_sha256 {ERIN}
 		}
 		price * input 1 output 1
@@ -42,7 +44,7 @@ func TestIntegrationUsageEveryLedger(t *testing.T) {
 	srv := testredis.Start(t)
 	redisBlock := "\t\tredis " + srv.Addr + " {\n\t\t\tprefix usage-sources:\n\t\t\tledger_flush 20ms\n\t\t}\n"
 	site := func(port, redis, model string) string {
-		return strings.NewReplacer("{PORT}", port, "{REDIS}", redis, "{MODEL}", model, "{ERIN}", sha256Hex("erin-key")).Replace(usageSite)
+		return strings.NewReplacer("{PORT}", port, "{REDIS}", redis, "{MODEL}", model, "{ERIN}", sha256Hex("ledger-erin-key")).Replace(usageSite)
 	}
 	ports := testcaddy.Start(t, site("{PORT0}", redisBlock, "on-redis")+site("{PORT1}", "", "in-memory")+site("{PORT2}", redisBlock, "on-redis")+`
 :{PORT3} {
@@ -58,7 +60,7 @@ func TestIntegrationUsageEveryLedger(t *testing.T) {
 	call := func(port int, model string) {
 		req, _ := http.NewRequest(http.MethodPost, testcaddy.URL(port)+"/v1/chat/completions",
 			strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set("Authorization", "Bearer erin-key")
+		req.Header.Set("Authorization", "Bearer ledger-erin-key")
 		resp, err := testcaddy.Client.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -80,18 +82,18 @@ func TestIntegrationUsageEveryLedger(t *testing.T) {
 	var body string
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		rec := httptest.NewRecorder()
-		_ = route.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, route.Pattern+"?client=erin", nil))
+		_ = route.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, route.Pattern+"?client=ledger-erin", nil))
 		body = rec.Body.String()
 		rep = limits.LedgerReport{}
 		if err := json.Unmarshal(rec.Body.Bytes(), &rep); err != nil || rec.Code != http.StatusOK {
 			t.Fatalf("usage: %d %s", rec.Code, body)
 		}
-		if rep.Pending == 0 && rep.Clients["erin"] != nil && rep.Clients["erin"].Models["on-redis"] != nil || time.Now().After(deadline) {
+		if rep.Pending == 0 && rep.Clients["ledger-erin"] != nil && rep.Clients["ledger-erin"].Models["on-redis"] != nil || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	erin := rep.Clients["erin"]
+	erin := rep.Clients["ledger-erin"]
 	if erin == nil || erin.Models["on-redis"] == nil || erin.Models["in-memory"] == nil {
 		t.Fatalf("erin's spend on both handlers is not in the report: %s", body)
 	}

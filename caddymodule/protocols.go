@@ -249,6 +249,9 @@ type protocolRow struct {
 	// listQuery is the query of a request for the backend's model list:
 	// the largest page the API allows, so one request usually gets all.
 	listQuery string
+	// probeInvoke: the backend serves no model list, so the diagnostics
+	// probe invokes a model that does not exist (diagnostics_probe.go).
+	probeInvoke bool
 	// parseModelList reads the model ids of the backend's list (models_passthrough.go).
 	// nil: OpenAI's and Anthropic's {"data":[{"id"}]}.
 	parseModelList func(body []byte) []string
