@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -71,7 +72,7 @@ func answerPaused(w http.ResponseWriter, client translate.Codec, req *translate.
 		if err != nil {
 			return err
 		}
-		return writeRawJSON(w, http.StatusOK, body)
+		return httpx.WriteJSON(w, http.StatusOK, body)
 	}
 	out := &stream.SSEOutput{}
 	defer out.Release()

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/record"
 	"github.com/louter/louter/stream"
@@ -469,7 +470,7 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 	if c := l.logger.Check(zapcore.DebugLevel, "rejecting request"); c != nil {
 		c.Write(zap.Int("status", errorStatus(client, e)), zap.String("message", e.Message))
 	}
-	_ = writeError(w, client, e)
+	_ = httpx.WriteError(w, client, e)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/translate"
 )
 
@@ -117,7 +118,7 @@ func (sl *stateLayer) serveStoredInteraction(w http.ResponseWriter, r *http.Requ
 		if err := sl.s.deleteTurn(ctx, owner, id, api); err != nil {
 			return sl.reject(w, codec, interactionsStoredError(err, id))
 		}
-		return writeRawJSON(w, http.StatusOK, []byte("{}"))
+		return httpx.WriteJSON(w, http.StatusOK, []byte("{}"))
 	}
 	st, err := sl.s.turn(ctx, owner, id, api)
 	if err != nil {
@@ -144,7 +145,7 @@ func (sl *stateLayer) serveStoredInteraction(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return sl.reject(w, codec, storeUnavailable(err))
 	}
-	return writeRawJSON(w, http.StatusOK, obj)
+	return httpx.WriteJSON(w, http.StatusOK, obj)
 }
 
 // interactionsStoredError is the answer to a failed read or deletion of a

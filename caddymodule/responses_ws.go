@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -75,7 +76,7 @@ func (sl *stateLayer) serveWebSocket(w http.ResponseWriter, r *http.Request, req
 	s := sl.s
 	if s == nil || !s.websocket {
 		w.Header().Set("Connection", "close")
-		return writeRawJSON(w, http.StatusUpgradeRequired, []byte(wsRefusal))
+		return httpx.WriteJSON(w, http.StatusUpgradeRequired, []byte(wsRefusal))
 	}
 	mem, open := wsSockets.open(stateOwner(r), s.wsMaxOpen, s.wsBytes, s.wsTotal, s.wsMaxAge) // responses_ws_budget.go
 	if mem == nil {

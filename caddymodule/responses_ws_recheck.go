@@ -6,6 +6,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/translate"
 )
 
@@ -78,7 +79,7 @@ func (sl *stateLayer) recheckClient(ctx context.Context, r *http.Request, p tran
 		return fctx, nil
 	}
 	out.begin()
-	_ = writeError(out, codec, &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Code: "invalid_api_key",
+	_ = httpx.WriteError(out, codec, &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Code: "invalid_api_key",
 		Message: "louter: the API key this WebSocket session was opened with is no longer valid (revoked or rotated); reconnect with a valid key"})
 	out.end()
 	return nil, &wsEnd{code: websocket.StatusPolicyViolation, reason: "the API key is no longer valid"}

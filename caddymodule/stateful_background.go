@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -225,7 +226,7 @@ func (sl *stateLayer) runBackground(w http.ResponseWriter, r *http.Request, prot
 		}
 		_ = put(context.WithoutCancel(ctx), end)
 	}()
-	return writeRawJSON(w, http.StatusOK, queued)
+	return httpx.WriteJSON(w, http.StatusOK, queued)
 }
 
 // cancelBackground answers POST /v1/responses/{id}/cancel.
@@ -242,7 +243,7 @@ func (sl *stateLayer) cancelBackground(w http.ResponseWriter, r *http.Request, c
 	switch gjson.GetBytes(st.Response, "status").Str {
 	case "queued", "in_progress":
 	default:
-		return writeRawJSON(w, http.StatusOK, st.Response) // ended: cancelling again changes nothing
+		return httpx.WriteJSON(w, http.StatusOK, st.Response) // ended: cancelling again changes nothing
 	}
 	obj, _ := sjson.SetBytes(st.Response, "status", "cancelled")
 	data, _ := json.Marshal(storedTurn{Input: st.Input, Response: obj})
@@ -251,7 +252,7 @@ func (sl *stateLayer) cancelBackground(w http.ResponseWriter, r *http.Request, c
 		return sl.reject(w, codec, storeUnavailable(err))
 	}
 	s.bg.cancel(owner, id) // on the instance running it; elsewhere its result is dropped
-	return writeRawJSON(w, http.StatusOK, obj)
+	return httpx.WriteJSON(w, http.StatusOK, obj)
 }
 
 // backgroundID is the id of the background turn r runs, or "".

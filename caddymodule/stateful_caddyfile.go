@@ -5,6 +5,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/louter/louter/caddymodule/internal/httpx"
 )
 
 // unmarshalCaddyfile parses the stored_responses subdirective into c:
@@ -40,7 +42,7 @@ func (c *StoredResponses) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 		switch opt {
 		case "max_stored_bytes", "websocket_max_bytes", "websocket_total_bytes":
-			n, err := parseByteSize(d, opt, v) // record_config.go
+			n, err := httpx.ParseByteSize(d, opt, v) // record_config.go
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -145,7 +146,7 @@ func (sl *stateLayer) serveCompact(w http.ResponseWriter, r *http.Request, codec
 	out = append(out, `],"usage":`...)
 	out = append(out, c.usage...)
 	out = append(out, '}')
-	return writeRawJSON(w, http.StatusOK, out)
+	return httpx.WriteJSON(w, http.StatusOK, out)
 }
 
 // summary is a compaction louter made: its item, and the usage of the
@@ -377,7 +378,7 @@ func (sl *stateLayer) serveCompactionTrigger(w http.ResponseWriter, r *http.Requ
 	obj = append(obj, c.usage...)
 	obj = append(obj, '}')
 	if res[3].Type != gjson.True {
-		return writeRawJSON(w, http.StatusOK, obj)
+		return httpx.WriteJSON(w, http.StatusOK, obj)
 	}
 	return writeCompactionEvents(w, obj, c.item)
 }

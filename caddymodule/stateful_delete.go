@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -61,7 +62,7 @@ func (sl *stateLayer) deleteStoredResponse(w http.ResponseWriter, r *http.Reques
 	if st.Held || st.Kept {
 		sl.deleteAtBackend(r, api, st.Backend, id)
 	}
-	return writeRawJSON(w, http.StatusOK, fmt.Appendf(nil, `{"id":%s,"object":"response","deleted":true}`, strconv.Quote(id)))
+	return httpx.WriteJSON(w, http.StatusOK, fmt.Appendf(nil, `{"id":%s,"object":"response","deleted":true}`, strconv.Quote(id)))
 }
 
 // deleteAtBackend sends DELETE {base_path}/responses/{id} to the backend

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
 )
@@ -162,7 +163,7 @@ func summaryMessage(summary string) []byte {
 // event's response.
 type compactionWriter struct {
 	http.ResponseWriter
-	flusher chainFlusher // the inner writer's flush, found once (client_flush.go)
+	flusher httpx.Flusher // the inner writer's flush, found once (internal/httpx)
 	item    []byte
 
 	decided, sse, pass bool
@@ -259,7 +260,7 @@ func (c *compactionWriter) withItem(obj []byte, path string) []byte {
 }
 
 // Flush implements http.Flusher.
-func (c *compactionWriter) Flush() { _ = c.flusher.flush() }
+func (c *compactionWriter) Flush() { _ = c.flusher.Flush() }
 
 // Unwrap lets http.ResponseController reach the writer below.
 func (c *compactionWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

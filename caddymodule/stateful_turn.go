@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
@@ -387,13 +388,13 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 // the turn is saved as soon as it is whole, before the client has all of
 // it (and can continue it), else when the request ends (save).
 func (t *stateTurn) capture(ctx context.Context, w http.ResponseWriter) http.ResponseWriter {
-	t.cw = &captureWriter{ResponseWriter: w, flusher: newChainFlusher(w), object: t.api.object, complete: func() { t.save(ctx) }}
+	t.cw = &captureWriter{ResponseWriter: w, flusher: httpx.NewFlusher(w), object: t.api.object, complete: func() { t.save(ctx) }}
 	if t.api.assembler != nil {
 		t.cw.asm = t.api.assembler()
 	}
 	var w2 http.ResponseWriter = t.cw
 	if t.compaction != nil {
-		w2 = &compactionWriter{ResponseWriter: w2, flusher: newChainFlusher(w2), item: t.compaction}
+		w2 = &compactionWriter{ResponseWriter: w2, flusher: httpx.NewFlusher(w2), item: t.compaction}
 	}
 	if t.echoPass {
 		t.echo = newEchoWriter(w2, t.api.prev, t.prev)

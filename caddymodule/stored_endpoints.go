@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -36,7 +37,7 @@ func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request
 	default:
 		return sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
 	}
-	if !methodAllowed(r.Method, want) {
+	if !httpx.MethodAllowed(r.Method, want) {
 		allow := "GET, HEAD, DELETE"
 		if sub != "" {
 			allow = "GET, HEAD"
@@ -58,13 +59,13 @@ func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request
 			return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
 				Message: "louter: stream: replaying a background response as a stream is not supported; poll GET /v1/responses/{id}"})
 		}
-		return writeRawJSON(w, http.StatusOK, st.Response)
+		return httpx.WriteJSON(w, http.StatusOK, st.Response)
 	}
 	page, te := inputItemsPage(id, st.Input, r)
 	if te != nil {
 		return sl.reject(w, codec, te)
 	}
-	return writeRawJSON(w, http.StatusOK, page)
+	return httpx.WriteJSON(w, http.StatusOK, page)
 }
 
 // storedError is the answer to a failed read or deletion: the API's 404,
@@ -168,13 +169,4 @@ func itemID(respID string, i int, it gjson.Result) string {
 	}
 	h := sha256.Sum256(fmt.Appendf(nil, "%s/%d", respID, i))
 	return prefix + hex.EncodeToString(h[:12])
-}
-
-// writeRawJSON answers with a JSON body.
-func writeRawJSON(w http.ResponseWriter, status int, body []byte) error {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, err := w.Write(body)
-	return err
 }

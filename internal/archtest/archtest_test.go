@@ -114,7 +114,8 @@ var library = layer{may: []string{"translate", "stream", "dialect", "tokencount"
 //     and redaction only, as reverseproxy/fastcgi imports reverseproxy.
 //   - internal/redact (what counts as a secret) imports nothing of louter's;
 //     internal/testhook (what tests set in modules of their own packages)
-//     nothing either.
+//     nothing either; internal/httpx (the HTTP helpers the handler and
+//     the stateful layer share) the translate library only.
 var layers = map[string]layer{
 	"":                              {may: []string{"caddymodule", "caddymodule/mock"}},
 	"cmd/caddy":                     {may: []string{"caddymodule/..."}, caddy: true},
@@ -126,6 +127,7 @@ var layers = map[string]layer{
 	"caddymodule/auth/google":       {may: []string{"caddymodule/auth", "caddymodule/internal/redact"}, caddy: true},
 	"caddymodule/logfilter":         {may: []string{"caddymodule/internal/redact"}, caddy: true},
 	"caddymodule/internal/redact":   {},
+	"caddymodule/internal/httpx":    {may: []string{"translate"}, caddy: true},
 	"caddymodule/internal/testhook": {},
 	"translate":                     {may: []string{"internal/jsonwire"}},
 	"stream":                        {may: []string{"translate", "dialect"}},
