@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
+	"github.com/louter/louter/caddymodule/internal/stateful"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
@@ -109,8 +110,8 @@ type protocolRow struct {
 	// Responses API's store, previous_response_id, GET
 	// /v1/responses/{id}; the Interactions API's previous_interaction_id),
 	// how it names them: louter keeps them in its own store for every
-	// backend (stateful.go). nil: a stateless protocol.
-	stateful *statefulAPI
+	// backend (internal/stateful). nil: a stateless protocol.
+	stateful *stateful.API
 
 	// --- The protocol as a client hears it: answers in its shape ---
 
@@ -391,7 +392,7 @@ func builtinRows() []*protocolRow {
 			unknownURL:       openAIUnknownURL,
 			conversationKey:  openAIConversationKey,
 			echoesRequest:    true,
-			stateful:         &responsesState, // stateful.go
+			stateful:         &stateful.Responses, // internal/stateful
 			keepalive:        []byte(": keep-alive\n\n"),
 			rateLimitHeaders: openAIRateLimitHeaders,
 			ownHeaders:       headerSet("Openai-Beta", "Idempotency-Key", "Originator", "Session_id", "Conversation_id"),

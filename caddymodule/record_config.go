@@ -123,7 +123,7 @@ func (l *Louter) provisionRecord(ctx caddy.Context) error {
 func (l *Louter) Cleanup() error {
 	l.unregisterDiagnostics() // diagnostics_admin.go
 	l.access.close()          // client_keys.go
-	l.stateful.close()        // stateful.go
+	l.stateful.Close()        // internal/stateful
 	if l.recording != nil {
 		_, err := recordPool.Delete(l.recording.key)
 		return err

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"crypto/sha256"
@@ -20,7 +20,7 @@ import (
 // serveStoredResponse answers GET and DELETE /v1/responses/{id} and GET
 // /v1/responses/{id}/input_items from the store, for the client that
 // stored the response only.
-func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
+func (sl *Layer) serveStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *API, rest string) error {
 	id, sub, _ := strings.Cut(rest, "/")
 	want := http.MethodGet
 	switch {
@@ -30,12 +30,12 @@ func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request
 	case sub == "cancel" && api.background:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+			return sl.Reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 				Message: fmt.Sprintf("louter: %s is not allowed on /v1/responses/{id}/cancel; use POST", r.Method)})
 		}
-		return sl.cancelBackground(w, r, codec, api, id) // stateful_background.go
+		return sl.cancelBackground(w, r, codec, api, id) // background.go
 	default:
-		return sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
+		return sl.Reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
 	}
 	if !httpx.MethodAllowed(r.Method, want) {
 		allow := "GET, HEAD, DELETE"
@@ -43,27 +43,27 @@ func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request
 			allow = "GET, HEAD"
 		}
 		w.Header().Set("Allow", allow)
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 			Message: fmt.Sprintf("louter: %s is not allowed on /v1/responses/{id}", r.Method)})
 	}
-	owner, ctx := stateOwner(r), r.Context()
+	owner, ctx := sl.stateOwner(r), r.Context()
 	if want == http.MethodDelete {
-		return sl.deleteStoredResponse(w, r, codec, api, id) // stateful_delete.go
+		return sl.deleteStoredResponse(w, r, codec, api, id) // delete.go
 	}
 	st, err := sl.s.turn(ctx, owner, id, api)
 	if err != nil {
-		return sl.reject(w, codec, storedError(err, id))
+		return sl.Reject(w, codec, storedError(err, id))
 	}
 	if sub == "" {
 		if r.URL.Query().Get("stream") == "true" {
-			return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
+			return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
 				Message: "louter: stream: replaying a background response as a stream is not supported; poll GET /v1/responses/{id}"})
 		}
 		return httpx.WriteJSON(w, http.StatusOK, st.Response)
 	}
 	page, te := inputItemsPage(id, st.Input, r)
 	if te != nil {
-		return sl.reject(w, codec, te)
+		return sl.Reject(w, codec, te)
 	}
 	return httpx.WriteJSON(w, http.StatusOK, page)
 }
