@@ -61,7 +61,8 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 }
 
 // serveChat serves an authenticated chat request: ServeHTTP's main path,
-// which a WebSocket session (internal/stateful/responses_ws.go) also runs once per turn.
+// which a WebSocket session (internal/stateful/responses_ws.go) also runs
+// once per turn.
 func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiRequest, next caddyhttp.Handler) (err error) {
 	ep, pathModel, ok := req.chat(r.Method)
 	if !ok {
