@@ -89,7 +89,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    }]
 //	    client|identity|price|redis|managed_keys|alert_webhook ...   see ClientAccess
 //	    record {...}                     see record_config.go
-//	    stored_responses {...}           see stateful_caddyfile.go
+//	    stored_responses {...}           see internal/stateful/caddyfile.go
 //	}
 //
 // backend may appear any number of times, each with its own name; protocol
@@ -243,7 +243,7 @@ func (l *Louter) unmarshalCaddyfile(d *caddyfile.Dispenser, h *httpcaddyfile.Hel
 				return d.Err("stored_responses already specified")
 			}
 			l.State = new(StoredResponses)
-			if err := l.State.unmarshalCaddyfile(d); err != nil { // stateful_caddyfile.go
+			if err := l.State.UnmarshalCaddyfile(d); err != nil { // internal/stateful/caddyfile.go
 				return err
 			}
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/translate"
 )
@@ -45,7 +46,7 @@ func writeAuthError(w http.ResponseWriter, p translate.Protocol, why authResult,
 		e = &translate.Error{Status: http.StatusForbidden, Kind: translate.ErrPermission,
 			Message: fmt.Sprintf("louter: this API key may not use model %q", model), Param: "model", Code: "model_not_allowed"}
 	}
-	_ = writeError(w, codec, e)
+	_ = httpx.WriteError(w, codec, e)
 }
 
 // writeGeminiAuthError answers as Google's API does: an unknown key is a
@@ -98,7 +99,7 @@ func writeLimitError(w http.ResponseWriter, p translate.Protocol, ref *limits.Re
 		e.Code = "insufficient_quota" // what OpenAI says when the money is gone
 	}
 	codec, _ := translate.Lookup(p)
-	_ = writeError(w, codec, e)
+	_ = httpx.WriteError(w, codec, e)
 }
 
 // writeGeminiLimitError answers a limit's refusal as Google's API does: a

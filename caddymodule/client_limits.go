@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
@@ -150,7 +151,7 @@ func (l *Louter) admit(w http.ResponseWriter, r *http.Request, p translate.Proto
 				g.cancel(context.WithoutCancel(ctx))
 				l.countRefusal(c, limitStoreUnavailable)
 				w.Header().Set("Retry-After", "1")
-				_ = writeError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
+				_ = httpx.WriteError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
 				return nil, false
 			}
 			l.logger.Debug("the limit store failed; admitting the request uncounted (on_error open)", zap.String("scope", s.name), zap.Error(err))

@@ -5,6 +5,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
+	"github.com/louter/louter/caddymodule/internal/stateful"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
 )
@@ -14,7 +16,7 @@ import (
 // editSummarizer for a summary of the history before the newest user
 // turn. It asks the routed model through the summary turn that
 // /v1/responses/compact and inline Responses compaction use
-// (summaryTurn): the history, encoded as Responses items, goes through the
+// (stateful.SummaryTurn): the history, encoded as Responses items, goes through the
 // chat path again (routing, limits, fallbacks and translation apply), so
 // whichever backend serves the model writes the summary. Nothing is
 // stored: the client gets the summary in the answer's compaction block and
@@ -37,10 +39,10 @@ func (l *Louter) editSummarizer(r *http.Request, model string) translate.Summari
 		}
 		r2 := r.Clone(r.Context())
 		r2.URL.Path, r2.URL.RawPath = path, ""
-		text, _, failed, err := summaryTurn(l.chatTurn, r2, model, res[1], "", input, instructions)
+		text, _, failed, err := stateful.SummaryTurn(l.chatTurn, r2, model, res[1], "", input, instructions)
 		switch {
 		case failed != nil:
-			return "", compactFailed(failed, nil)
+			return "", stateful.CompactFailed(failed, nil)
 		case err != nil:
 			return "", err
 		}
@@ -48,14 +50,14 @@ func (l *Louter) editSummarizer(r *http.Request, model string) translate.Summari
 	}
 }
 
-// summaryTurnProtocol is the codec summaryTurn's requests are in (the row
+// summaryTurnProtocol is the codec stateful.SummaryTurn's requests are in (the row
 // whose stateful API has compaction: the Responses API's) and the path
 // they are served at.
 func summaryTurnProtocol() (translate.Codec, string) {
 	for _, row := range protocolRows {
-		if api := row.stateful; api != nil && api.compaction {
+		if api := row.stateful; api != nil && api.Compacts() {
 			c, _ := translate.Lookup(row.protocol)
-			return c, api.path
+			return c, api.Path()
 		}
 	}
 	panic("louter: no protocol row serves compaction") // a programming error, caught by every test
@@ -71,7 +73,7 @@ func answerPaused(w http.ResponseWriter, client translate.Codec, req *translate.
 		if err != nil {
 			return err
 		}
-		return writeRawJSON(w, http.StatusOK, body)
+		return httpx.WriteJSON(w, http.StatusOK, body)
 	}
 	out := &stream.SSEOutput{}
 	defer out.Release()

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/translate"
 )
@@ -117,7 +118,7 @@ func (l *Louter) admitCount(w http.ResponseWriter, r *http.Request, p translate.
 			l.logger.Debug("the limit store failed; refusing the count (on_error closed)", zap.String("client", c.name), zap.Error(err))
 			l.countRefusal(c, limitStoreUnavailable)
 			w.Header().Set("Retry-After", "1")
-			_ = writeError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
+			_ = httpx.WriteError(w, mustCodec(p), translate.NewError(http.StatusServiceUnavailable, "louter: the rate limit store is unavailable"))
 			return nil, false
 		}
 		l.logger.Debug("the limit store failed; admitting the count uncounted (on_error open)", zap.String("client", c.name), zap.Error(err))

@@ -4,24 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/louter/louter/translate"
 )
-
-// writeError answers with e as a complete JSON response in the client's
-// protocol. It is used before anything was written to the client.
-func writeError(w http.ResponseWriter, client translate.Codec, e *translate.Error) error {
-	body := client.EncodeError(e)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(errorStatus(client, e))
-	_, err := w.Write(body)
-	return err
-}
 
 // errorStatus is the status to answer a client of codec client with e.
 func errorStatus(client translate.Codec, e *translate.Error) int {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/record"
 	"github.com/louter/louter/stream"
@@ -46,8 +47,8 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if !ok {
 		return nil
 	}
-	if done, err := l.stateful.serveState(w, r, req); done {
-		return err // stored responses, the WebSocket, compaction (stateful.go)
+	if done, err := l.stateful.ServeState(w, r, req.protocol, req.api); done {
+		return err // stored responses, the WebSocket, compaction (internal/stateful)
 	}
 	if done, err := l.serveSurface(w, r, req); done {
 		return err // model lists, non-chat passthrough, wrong paths (surface.go)
@@ -60,7 +61,8 @@ func (l *Louter) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 }
 
 // serveChat serves an authenticated chat request: ServeHTTP's main path,
-// which a WebSocket session (responses_ws.go) also runs once per turn.
+// which a WebSocket session (internal/stateful/responses_ws.go) also runs
+// once per turn.
 func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiRequest, next caddyhttp.Handler) (err error) {
 	ep, pathModel, ok := req.chat(r.Method)
 	if !ok {
@@ -89,19 +91,19 @@ func (l *Louter) serveChat(w http.ResponseWriter, r *http.Request, req apiReques
 	}
 	// A stateful protocol's stored turns: the history a continuation
 	// names is put back into the body, and the answer is kept
-	// (stateful.go).
-	if turn, te := l.stateful.continueState(r, ep.protocol, ep.stateful, body); te != nil {
+	// (internal/stateful).
+	if turn, te := l.stateful.Continue(r, ep.protocol, ep.stateful, body); te != nil {
 		return l.reject(w, client, te)
 	} else if turn != nil {
-		if turn.detach {
-			return l.stateful.runBackground(w, r, ep.protocol, client, body) // stateful_background.go
+		if turn.Detach {
+			return l.stateful.RunBackground(w, r, ep.protocol, client, body) // internal/stateful/background.go
 		}
-		body, q.continues, q.stored = turn.body, turn.echoPrevious(), turn.keep
-		w = turn.capture(r.Context(), w)
-		defer turn.save(r.Context())
-		defer turn.finish() // before save: the answer's last bytes
-		if turn.trigger {
-			return l.stateful.serveCompactionTrigger(w, r, turn, client) // stateful_compact.go
+		body, q.continues, q.stored = turn.Body, turn.EchoPrevious(), turn.Keep
+		w = turn.Capture(r.Context(), w)
+		defer turn.Save(r.Context())
+		defer turn.Finish() // before save: the answer's last bytes
+		if turn.Trigger {
+			return l.stateful.ServeCompactionTrigger(w, r, turn, client) // internal/stateful/compact.go
 		}
 	}
 	// One pass over the body, for both paths: it finds the members louter
@@ -179,7 +181,7 @@ type chatRequest struct {
 	ir           *translate.Request
 	conversation *conversation // the conversation key (conversation_key.go)
 	// continues is the previous_response_id a stored-responses turn
-	// served, which the client's response objects echo (stateful_turn.go).
+	// served, which the client's response objects echo (internal/stateful/turn.go).
 	continues string
 	// stored: the turn's answer is kept, which its response objects
 	// echo as store.
@@ -467,7 +469,7 @@ func (l *Louter) reject(w http.ResponseWriter, client translate.Codec, e *transl
 	if c := l.logger.Check(zapcore.DebugLevel, "rejecting request"); c != nil {
 		c.Write(zap.Int("status", errorStatus(client, e)), zap.String("message", e.Message))
 	}
-	_ = writeError(w, client, e)
+	_ = httpx.WriteError(w, client, e)
 	return nil
 }
 

@@ -1,10 +1,10 @@
 package caddymodule
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/louter/louter/caddymodule/internal/stateful"
 	"github.com/louter/louter/translate"
 )
 
@@ -14,19 +14,19 @@ import (
 // louter answers from any backend. The rest of the API works on stored
 // interactions (previous_interaction_id; GET, DELETE and POST .../cancel
 // of .../v1beta/interactions/{id}), which louter keeps in its store as
-// stored responses are (interactions_state.go). With stored_responses
-// disabled those paths get a 404 in the API's error shape, and the
-// request decoder refuses previous_interaction_id and store:true. No
-// backend can speak the protocol (the row has no endpoint).
+// stored responses are (internal/stateful/interactions_state.go). With
+// stored_responses disabled those paths get a 404 in the API's error
+// shape, and the request decoder refuses previous_interaction_id and
+// store:true. No backend can speak the protocol (the row has no endpoint).
 
 func init() {
 	registerProtocol(&protocolRow{
 		protocol:   translate.ProtocolGeminiInteractions,
 		classify:   classifyInteractions,
-		unknownURL: interactionsUnknownURL,
+		unknownURL: stateful.InteractionsUnknownURL,
 		// The genai SDK's event-stream reader skips comment lines.
 		keepalive:  []byte(": keep-alive\n\n"),
-		stateful:   &interactionsState, // interactions_state.go
+		stateful:   &stateful.Interactions, // internal/stateful/interactions_state.go
 		keyMissing: "louter: no API key was sent (x-goog-api-key, ?key= or Authorization: Bearer)",
 		keyInvalid: "louter: API key not valid. Please pass a valid API key.",
 		ownHeaders: headerSet("X-Goog-Api-Client", "Api-Revision"),
@@ -42,7 +42,7 @@ func init() {
 // under .../v1beta/interactions (after any prefix). A POST to the
 // collection is a chat call; a stored interaction's paths
 // (.../interactions/{id}, .../{id}/cancel) are answered from the store
-// before the surface is (stateful.go: serveState), and anything else is
+// before the surface is (internal/stateful: Layer.ServeState), and anything else is
 // an API path louter does not serve.
 func classifyInteractions(_ *http.Request, path string) (apiRequest, bool) {
 	i := strings.Index(path, "/v1beta/interactions")
@@ -59,12 +59,4 @@ func classifyInteractions(_ *http.Request, path string) (apiRequest, bool) {
 		req.apiEndpoint, req.client = apiEndpoint{p, actChat, http.MethodPost}, p
 	}
 	return req, true
-}
-
-// interactionsUnknownURL is the Interactions row's 404. A stored
-// interaction's paths are answered before (stateful.go), also when
-// stored_responses are disabled.
-func interactionsUnknownURL(method, api string) *translate.Error {
-	return &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found",
-		Message: fmt.Sprintf("louter: %s %s is not an endpoint louter serves", method, api)}
 }

@@ -33,6 +33,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/louter/louter/caddymodule/internal/redact"
+	"github.com/louter/louter/caddymodule/internal/stateful"
 	"github.com/louter/louter/translate"
 )
 
@@ -152,7 +153,7 @@ type Louter struct {
 	Record *RecordConfig `json:"record,omitempty"`
 
 	// Stored responses, the Responses WebSocket and compaction
-	// (stateful.go). Unset: on, in memory (or in the redis server of
+	// (internal/stateful). Unset: on, in memory (or in the redis server of
 	// the limits when one is configured), with the defaults.
 	State *StoredResponses `json:"stored_responses,omitempty"`
 
@@ -166,8 +167,8 @@ type Louter struct {
 	// recording is nil unless record is set (record_config.go).
 	recording *recording
 
-	// stateful is the stateful layer (stateful.go), nil until Provision.
-	stateful *stateLayer
+	// stateful is the stateful layer (internal/stateful), nil until Provision.
+	stateful *stateful.Layer
 
 	// watchers start the observers of features other than louter's own
 	// (attempt_hooks.go), on every attempt.

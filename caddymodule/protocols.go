@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
+	"github.com/louter/louter/caddymodule/internal/stateful"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
@@ -109,8 +110,8 @@ type protocolRow struct {
 	// Responses API's store, previous_response_id, GET
 	// /v1/responses/{id}; the Interactions API's previous_interaction_id),
 	// how it names them: louter keeps them in its own store for every
-	// backend (stateful.go). nil: a stateless protocol.
-	stateful *statefulAPI
+	// backend (internal/stateful). nil: a stateless protocol.
+	stateful *stateful.API
 
 	// --- The protocol as a client hears it: answers in its shape ---
 
@@ -248,10 +249,8 @@ type protocolRow struct {
 	modelInURL bool
 	// listQuery is the query of a request for the backend's model list:
 	// the largest page the API allows, so one request usually gets all.
-	listQuery string
-	// probeInvoke: the backend serves no model list, so the diagnostics
-	// probe invokes a model that does not exist (diagnostics_probe.go).
-	probeInvoke bool
+	listQuery   string
+	probeInvoke bool // no model list: the probe invokes a model that does not exist (diagnostics_probe.go)
 	// parseModelList reads the model ids of the backend's list (models_passthrough.go).
 	// nil: OpenAI's and Anthropic's {"data":[{"id"}]}.
 	parseModelList func(body []byte) []string
@@ -394,7 +393,7 @@ func builtinRows() []*protocolRow {
 			unknownURL:       openAIUnknownURL,
 			conversationKey:  openAIConversationKey,
 			echoesRequest:    true,
-			stateful:         &responsesState, // stateful.go
+			stateful:         &stateful.Responses, // internal/stateful
 			keepalive:        []byte(": keep-alive\n\n"),
 			rateLimitHeaders: openAIRateLimitHeaders,
 			ownHeaders:       headerSet("Openai-Beta", "Idempotency-Key", "Originator", "Session_id", "Conversation_id"),

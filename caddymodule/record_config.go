@@ -7,9 +7,9 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/record"
 )
@@ -123,7 +123,7 @@ func (l *Louter) provisionRecord(ctx caddy.Context) error {
 func (l *Louter) Cleanup() error {
 	l.unregisterDiagnostics() // diagnostics_admin.go
 	l.access.close()          // client_keys.go
-	l.stateful.close()        // stateful.go
+	l.stateful.Close()        // internal/stateful
 	if l.recording != nil {
 		_, err := recordPool.Delete(l.recording.key)
 		return err
@@ -204,7 +204,7 @@ func (l *Louter) unmarshalRecord(d *caddyfile.Dispenser) error {
 		}
 		switch opt {
 		case "max_size", "max_exchange_size":
-			n, err := parseByteSize(d, opt, v)
+			n, err := httpx.ParseByteSize(d, opt, v)
 			if err != nil {
 				return err
 			}
@@ -236,13 +236,3 @@ var (
 	_ caddy.CleanerUpper = (*Louter)(nil)
 	_ caddy.Destructor   = recordWriter{}
 )
-
-// parseByteSize reads a Caddyfile size option's value ("256MiB", "1GB"):
-// positive and at most 1 PiB, else an error naming the option.
-func parseByteSize(d *caddyfile.Dispenser, opt, v string) (int64, error) {
-	n, err := humanize.ParseBytes(v)
-	if err != nil || n == 0 || n > 1<<50 {
-		return 0, d.Errf("invalid %s %q", opt, v)
-	}
-	return int64(n), nil
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/caddymodule/internal/redact"
 	"github.com/louter/louter/stream"
 	"github.com/louter/louter/translate"
@@ -125,7 +126,7 @@ type responseWriter struct {
 	obs    attemptObservers
 	result attemptOutcome
 
-	flusher chainFlusher // the client writer's flush (client_flush.go)
+	flusher httpx.Flusher // the client writer's flush (internal/httpx)
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -133,7 +134,7 @@ func newResponseWriter(w http.ResponseWriter) *responseWriter {
 	if h == nil {
 		h = make(http.Header)
 	}
-	rw := &responseWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h, flusher: newChainFlusher(w)}
+	rw := &responseWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, header: h, flusher: httpx.NewFlusher(w)}
 	rw.out = &rw.sse
 	return rw
 }
@@ -308,7 +309,7 @@ func (rw *responseWriter) flushLocked() error {
 	if !rw.committed || !rw.streaming() {
 		return nil
 	}
-	return rw.flusher.flush()
+	return rw.flusher.Flush()
 }
 
 // Flush implements http.Flusher for code that asserts it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/caddymodule/internal/redact"
 )
 
@@ -114,7 +115,7 @@ type secretWriter struct {
 	held   []byte // the error body, or the incomplete stream line
 	closed bool
 
-	flusher chainFlusher // the client writer's flush (client_flush.go)
+	flusher httpx.Flusher // the client writer's flush (internal/httpx)
 }
 
 const (
@@ -124,7 +125,7 @@ const (
 )
 
 func newSecretWriter(w http.ResponseWriter, known ...string) *secretWriter {
-	return &secretWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known, flusher: newChainFlusher(w)}
+	return &secretWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, known: known, flusher: httpx.NewFlusher(w)}
 }
 
 // secrets returns what is scrubbed: the known secrets and those the
@@ -249,7 +250,7 @@ func (sw *secretWriter) FlushError() error {
 	if sw.mode == secretError && !sw.closed {
 		return nil
 	}
-	return sw.flusher.flush()
+	return sw.flusher.Flush()
 }
 
 // Flush implements http.Flusher.

@@ -60,28 +60,3 @@ func TestUnmarshalStoredResponses(t *testing.T) {
 		}
 	}
 }
-
-// TestStoredResponsesPingInterval: websocket_ping_interval's default, a
-// value, and off (a negative duration in JSON).
-func TestStoredResponsesPingInterval(t *testing.T) {
-	for _, tc := range []struct {
-		caddyfile string
-		want      time.Duration
-	}{
-		{"", defaultPingInterval},
-		{"websocket_ping_interval 5s", 5 * time.Second},
-		{"websocket_ping_interval off", 0},
-	} {
-		var l Louter
-		if err := l.UnmarshalCaddyfile(caddyfile.NewTestDispenser("louter {\n stored_responses {\n" + tc.caddyfile + "\n }\n}")); err != nil {
-			t.Fatalf("%q: %v", tc.caddyfile, err)
-		}
-		if err := l.provisionState(); err != nil {
-			t.Fatalf("%q: %v", tc.caddyfile, err)
-		}
-		if l.stateful.s.wsPing != tc.want {
-			t.Errorf("%q: pings every %v, want %v", tc.caddyfile, l.stateful.s.wsPing, tc.want)
-		}
-		l.stateful.close()
-	}
-}

@@ -8,112 +8,58 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/louter/louter/caddymodule/internal/redact"
+	"github.com/louter/louter/caddymodule/internal/stateful"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/translate"
 )
 
-// The stateful layer (stateful*.go, stored_endpoints.go,
-// interactions_state.go, responses_ws*.go) is a stateLayer, which never
-// touches the handler: what it needs of the rest is a stateHost, which the
-// handler fills in at Provision (newStateHost, below). This file is the
-// handler's side of that seam; the layer's own files use only the host.
-//
-// The contract, for every function of the host:
-//
-//   - Errors: a *translate.Error is the client's answer, which the layer
-//     writes with reject; an error is the handler's (the connection is
-//     gone, an upstream handler failed) and is returned as ServeHTTP
-//     returns it, or logged where nobody waits (a background turn, a
-//     WebSocket frame).
-//   - Aliasing: the layer may keep nothing a host function returns past
-//     the request it was given, but the body readBody returns, which is
-//     the layer's; the host keeps nothing the layer passes it.
-//   - Concurrency: every function is safe for concurrent use, and may be
-//     called after the request that opened a WebSocket session or a
-//     background turn is answered, until the layer's close (the handler's
-//     Cleanup); chat may be called after close too, by a session that
-//     outlived its config, and serves it as the handler still can.
+// This file is the handler's side of the seam to the stateful layer
+// (internal/stateful, whose host.go writes down the contract): the host the
+// handler gives it, and its backends as the layer sees them.
 
-// stateHost is what the stateful layer is given of the handler.
-type stateHost struct {
-	// chat serves r on the chat path, as ServeHTTP serves an
-	// authenticated request (routing, limits, fallbacks, translation, the
-	// exchange record), writing the answer to w: a WebSocket frame's
-	// turn, a background turn, a summary turn. It re-enters the layer
-	// (continueTurn), as any request of a stateful protocol does.
-	chat func(w http.ResponseWriter, r *http.Request) error
-	// reject writes e to w in codec's shape.
-	reject func(w http.ResponseWriter, codec translate.Codec, e *translate.Error) error
-	// readBody reads r's body within max_request_body, decoded.
-	readBody func(r *http.Request) ([]byte, *translate.Error)
-	// route is the backend a model is served by first, false when none
-	// is configured for it.
-	route func(model string) (stateBackend, bool)
-	// backend is the backend configured under name, false when none is
-	// (the configuration changed since a turn was stored).
-	backend func(name string) (stateBackend, bool)
-	// api is the stateful API of protocol p's row, nil when it has none.
-	api func(p translate.Protocol) *statefulAPI
-	// reauthenticate resolves the client of a WebSocket session's
-	// upgrade r again, before each frame (responses_ws_recheck.go): the
-	// context the frame is served in, carrying the client as the key
-	// table knows it now, or false when its key is no longer valid (the
-	// refusal counted and logged).
-	reauthenticate func(ctx context.Context, r *http.Request, p translate.Protocol) (context.Context, bool)
-	// maxBody is max_request_body: the largest WebSocket frame read.
-	maxBody int64
-	logger  *zap.Logger
-}
-
-// stateBackend is what the stateful layer needs of a backend.
-type stateBackend interface {
-	// stateName is the backend's name, which a stored turn records.
-	stateName() string
-	// passesThrough reports whether a request of client's protocol goes
-	// to the backend untranslated, as the handler decides it
-	// (scan_deferred.go).
-	passesThrough(client translate.Protocol) bool
-	// statefulAPI is the stateful API of the backend's protocol row, nil
-	// when it has none.
-	statefulAPI() *statefulAPI
-	// authenticatesClient reports whether the backend authenticates the
-	// client of r itself (stateful_delete.go).
-	authenticatesClient(r *http.Request) bool
-	// deleteStored sends DELETE of the stored turn id to the backend, in
-	// ctx, with r's credential as the backend takes it, and returns the
-	// status it answered.
-	deleteStored(ctx context.Context, r *http.Request, id string) (status int, err error)
-}
+// StoredResponses configures stored responses, the Responses WebSocket and
+// compaction: the stored_responses block, which the stateful layer owns
+// (its Config, and the block's Caddyfile in its caddyfile.go).
+type StoredResponses = stateful.Config
 
 // newStateHost is the handler's side of the seam.
-func (l *Louter) newStateHost() stateHost {
-	return stateHost{
-		chat:     l.chatTurn,
-		reject:   l.reject,
-		readBody: l.readBody,
-		route: func(model string) (stateBackend, bool) {
+func (l *Louter) newStateHost() stateful.Host {
+	return stateful.Host{
+		Chat:     l.chatTurn,
+		Reject:   l.reject,
+		ReadBody: l.readBody,
+		Route: func(model string) (stateful.Backend, bool) {
 			route, ok := l.route(model)
 			if !ok {
 				return nil, false
 			}
-			return route.backend, true
+			return backendState{route.backend}, true
 		},
-		backend: func(name string) (stateBackend, bool) {
+		Backend: func(name string) (stateful.Backend, bool) {
 			b := l.Backends[name]
-			return b, b != nil
+			if b == nil {
+				return nil, false
+			}
+			return backendState{b}, true
 		},
-		api:            func(p translate.Protocol) *statefulAPI { return rowOf(p).stateful },
-		reauthenticate: l.reauthenticateSocket,
-		maxBody:        l.MaxRequestBody,
-		logger:         l.logger,
+		API:            func(p translate.Protocol) *stateful.API { return rowOf(p).stateful },
+		Reauthenticate: l.reauthenticateSocket,
+		Client: func(r *http.Request) (string, bool) {
+			if c := clientOf(r); c != nil {
+				return c.name, true
+			}
+			return "", false
+		},
+		MaxBody: l.MaxRequestBody,
+		Logger:  l.logger,
 	}
 }
 
 // provisionState sets up the stateful layer; its store is the limits'
-// redis server when they use one (stateful.go).
+// redis server when they use one (internal/stateful).
 func (l *Louter) provisionState() error {
 	rs, guard := l.sharedRedis()
-	sl, err := newStateLayer(l.State, rs, guard, l.newStateHost())
+	sl, err := stateful.New(l.State, rs, guard, l.newStateHost())
 	if err != nil {
 		return err
 	}
@@ -163,15 +109,26 @@ func (l *Louter) chatTurn(w http.ResponseWriter, r *http.Request) error {
 	return l.serveChat(w, r, classifyRequest(r), nopNext)
 }
 
-func (b *Backend) stateName() string { return b.name }
+// backendState is a backend as the stateful layer sees it: its
+// stateful.Backend, kept off *Backend so that the layer's interface adds no
+// method to the exported Backend. Holding one pointer, it goes into the
+// interface without an allocation.
+type backendState struct{ b *Backend }
 
-func (b *Backend) statefulAPI() *statefulAPI { return rowOf(b.Protocol).stateful }
+func (s backendState) StateName() string { return s.b.name }
 
-// authenticatesClient reports whether b authenticates the client of r
+func (s backendState) PassesThrough(client translate.Protocol) bool {
+	return s.b.passesThrough(client) // scan_deferred.go
+}
+
+func (s backendState) StatefulAPI() *stateful.API { return rowOf(s.b.Protocol).stateful }
+
+// AuthenticatesClient reports whether the backend authenticates the client of r
 // itself: pass_client_auth, and a credential of the client's that goes to
 // the backend in place of its api_key (as rewriteRequest sends it to a
 // backend of the client's protocol).
-func (b *Backend) authenticatesClient(r *http.Request) bool {
+func (s backendState) AuthenticatesClient(r *http.Request) bool {
+	b := s.b
 	if !b.PassClientAuth {
 		return false
 	}
@@ -181,11 +138,12 @@ func (b *Backend) authenticatesClient(r *http.Request) bool {
 // maxBackendDeleteBytes bounds the backend's answer to a DELETE.
 const maxBackendDeleteBytes = 64 << 10
 
-// deleteStored sends DELETE {base_path}/responses/{id} to b through its
+// DeleteStored sends DELETE {base_path}/responses/{id} to the backend through its
 // upstream handler, built afresh as fetchBackendModels builds its request:
 // none of the client's headers but its credential when the backend takes
 // the client's own (pass_client_auth), the backend's key otherwise.
-func (b *Backend) deleteStored(ctx context.Context, r *http.Request, id string) (int, error) {
+func (s backendState) DeleteStored(ctx context.Context, r *http.Request, id string) (int, error) {
+	b := s.b
 	proto := rowOf(b.Protocol)
 	req := r.Clone(ctx) // Caddy's context: the replacer and vars reverse_proxy needs
 	req.Method = http.MethodDelete

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/translate"
 )
 
@@ -103,7 +104,7 @@ func (l *Louter) serveSurface(w http.ResponseWriter, r *http.Request, req apiReq
 	if !ok {
 		return false, nil
 	}
-	if req.action != actNotServed && req.action != actBadModel && !methodAllowed(r.Method, req.method) {
+	if req.action != actNotServed && req.action != actBadModel && !httpx.MethodAllowed(r.Method, req.method) {
 		allow := req.method
 		if allow == http.MethodGet {
 			allow = "GET, HEAD"
@@ -142,11 +143,6 @@ const (
 // for an Anthropic SDK, else the /v1 namespace's default, OpenAI's.
 func unknownPath(r *http.Request) apiRequest {
 	return apiRequest{apiEndpoint: apiEndpoint{protocol: v1Shape(r.Header), action: actNotServed}, api: r.URL.EscapedPath()}
-}
-
-// methodAllowed reports whether method may call an endpoint taking want.
-func methodAllowed(method, want string) bool {
-	return method == want || want == http.MethodGet && method == http.MethodHead
 }
 
 // classifyRequest tells what r is; see the file comment. OPTIONS requests

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"net/http"
@@ -34,7 +34,7 @@ func TestInteractionsAssembler(t *testing.T) {
 	for _, chunk := range []int{1, 7, len(stream)} {
 		completed := false
 		c := &captureWriter{ResponseWriter: &discardWriter{h: http.Header{"Content-Type": {"text/event-stream"}}}, object: "interaction",
-			asm: interactionsState.assembler(), complete: func() { completed = true }}
+			asm: Interactions.assembler(), complete: func() { completed = true }}
 		c.WriteHeader(http.StatusOK)
 		for i := 0; i < len(stream); i += chunk {
 			_, _ = c.Write([]byte(stream[i:min(i+chunk, len(stream))]))
@@ -56,7 +56,7 @@ func BenchmarkInteractionsCapture(b *testing.B) {
 	start := sseEvent("step.start", `{"event_type":"step.start","index":1,"step":{"type":"model_output"}}`)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(delta)))
-	c := &captureWriter{ResponseWriter: &discardWriter{h: http.Header{"Content-Type": {"text/event-stream"}}}, object: "interaction", asm: interactionsState.assembler()}
+	c := &captureWriter{ResponseWriter: &discardWriter{h: http.Header{"Content-Type": {"text/event-stream"}}}, object: "interaction", asm: Interactions.assembler()}
 	c.WriteHeader(http.StatusOK)
 	_, _ = c.Write(start)
 	for b.Loop() {

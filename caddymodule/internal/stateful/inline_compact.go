@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/tokencount"
 	"github.com/louter/louter/translate"
 )
@@ -66,9 +67,9 @@ func compactThreshold(cm gjson.Result) (int, *translate.Error) {
 
 // compactInline compacts t.body's input when it is past threshold tokens,
 // and takes context_management out of the body: louter serves it.
-func (sl *stateLayer) compactInline(r *http.Request, t *stateTurn, threshold int) *translate.Error {
-	t.body, _ = sjson.DeleteBytes(t.body, "context_management")
-	res := gjson.GetManyBytes(t.body, "input", "instructions", "model")
+func (sl *Layer) compactInline(r *http.Request, t *Turn, threshold int) *translate.Error {
+	t.Body, _ = sjson.DeleteBytes(t.Body, "context_management")
+	res := gjson.GetManyBytes(t.Body, "input", "instructions", "model")
 	items := res[0].Array()
 	if tokencount.EstimateText(res[0].Raw)+tokencount.EstimateText(res[1].Str) <= threshold {
 		return nil
@@ -87,16 +88,16 @@ func (sl *stateLayer) compactInline(r *http.Request, t *stateTurn, threshold int
 	rec := storedSummary{Kept: joinRaw(keptUserMessages(before)), Tail: after}
 	c, failed, err := sl.summarize(r, res[2].Str, res[1], "", before, rec)
 	if failed != nil || err != nil {
-		return compactFailed(failed, err)
+		return CompactFailed(failed, err)
 	}
 	rec.Summary = c.summary
-	t.body, _ = sjson.SetRawBytes(t.body, "input", rec.replacement(nil))
+	t.Body, _ = sjson.SetRawBytes(t.Body, "input", rec.replacement(nil))
 	t.compaction = c.item
 	return nil
 }
 
-// compactFailed is the client's answer when the summary turn failed.
-func compactFailed(failed *bufferWriter, err error) *translate.Error {
+// CompactFailed is the client's answer when the summary turn failed.
+func CompactFailed(failed *bufferWriter, err error) *translate.Error {
 	if failed == nil {
 		return storeUnavailable(err)
 	}
@@ -162,7 +163,7 @@ func summaryMessage(summary string) []byte {
 // event's response.
 type compactionWriter struct {
 	http.ResponseWriter
-	flusher chainFlusher // the inner writer's flush, found once (client_flush.go)
+	flusher httpx.Flusher // the inner writer's flush, found once (internal/httpx)
 	item    []byte
 
 	decided, sse, pass bool
@@ -259,7 +260,7 @@ func (c *compactionWriter) withItem(obj []byte, path string) []byte {
 }
 
 // Flush implements http.Flusher.
-func (c *compactionWriter) Flush() { _ = c.flusher.flush() }
+func (c *compactionWriter) Flush() { _ = c.flusher.Flush() }
 
 // Unwrap lets http.ResponseController reach the writer below.
 func (c *compactionWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"context"
@@ -23,18 +23,19 @@ import (
 func TestBackgroundCancelFromElsewhereSurvivesOverwrite(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	var rejected *translate.Error
-	host := stateHost{
-		logger: zap.NewNop(),
-		api:    func(translate.Protocol) *statefulAPI { return &responsesState },
-		route:  func(string) (stateBackend, bool) { return &fakeStateBackend{api: &responsesState}, true },
-		chat: func(http.ResponseWriter, *http.Request) error {
+	host := Host{
+		Logger: zap.NewNop(),
+		Client: func(*http.Request) (string, bool) { return "", false },
+		API:    func(translate.Protocol) *API { return &Responses },
+		Route:  func(string) (Backend, bool) { return &fakeStateBackend{api: &Responses}, true },
+		Chat: func(http.ResponseWriter, *http.Request) error {
 			close(started)
 			<-release
 			return nil // the backend's answer is not stored: the turn was cancelled
 		},
-		reject: func(_ http.ResponseWriter, _ translate.Codec, e *translate.Error) error { rejected = e; return nil },
+		Reject: func(_ http.ResponseWriter, _ translate.Codec, e *translate.Error) error { rejected = e; return nil },
 	}
-	sl, err := newStateLayer(&StoredResponses{MaxStoredBytes: 1 << 20}, nil, nil, host)
+	sl, err := New(&Config{MaxStoredBytes: 1 << 20}, nil, nil, host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,19 +44,19 @@ func TestBackgroundCancelFromElsewhereSurvivesOverwrite(t *testing.T) {
 	body := []byte(`{"model":"m","input":"bg","background":true}`)
 	r := httptest.NewRequest(http.MethodPost, "/v1/responses", strings.NewReader(string(body)))
 	w := httptest.NewRecorder()
-	if err := sl.runBackground(w, r, translate.ProtocolOpenAIResponses, codec, body); err != nil || rejected != nil {
+	if err := sl.RunBackground(w, r, translate.ProtocolOpenAIResponses, codec, body); err != nil || rejected != nil {
 		t.Fatalf("runBackground: %v %+v", err, rejected)
 	}
 	id := gjson.Get(w.Body.String(), "id").Str
 	<-started // in_progress is stored: the cancel's status write lost the race to it
-	owner, ctx := stateOwner(r), context.Background()
+	owner, ctx := sl.stateOwner(r), context.Background()
 	if err := sl.s.store.Put(ctx, state.Record{ID: cancelledPrefix + id, Owner: owner, Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		st, err := sl.s.turn(ctx, owner, id, &responsesState)
+		st, err := sl.s.turn(ctx, owner, id, &Responses)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,9 @@
-package caddymodule
+// Package stateful is louter's stateful layer: stored responses and their
+// endpoints, compaction, background turns, the Interactions API's stored
+// interactions and the Responses WebSocket. The handler (caddymodule) gives
+// it a Host at Provision and calls it from ServeHTTP; the layer never
+// imports the handler.
+package stateful
 
 import (
 	"context"
@@ -30,22 +35,23 @@ import (
 //     items and the response object, and naming the turn it continues.
 //   - previous_response_id and conversation continue a kept chain: louter
 //     puts the chain's input and output items back in front of the
-//     request's input (stateful_turn.go), so a stateless backend gets the
+//     request's input (turn.go), so a stateless backend gets the
 //     whole history. A Responses backend that kept the previous turn
 //     itself (passthrough, store true, the same backend) gets the id
 //     untouched, and uses its own state; an id louter does not hold goes
 //     to it only when it authenticates the client itself, and DELETE
-//     reaches it too (stateful_delete.go).
+//     reaches it too (delete.go).
 //   - GET and DELETE /v1/responses/{id}, GET .../input_items, POST
-//     /v1/responses/compact (stored_endpoints.go, stateful_compact.go),
+//     /v1/responses/compact (stored_endpoints.go, compact.go),
 //     and the Responses WebSocket (responses_ws.go).
 //
 // Every record belongs to the client that made it (stateOwner): another
 // client's id is not found, whatever its key.
 
-// StoredResponses configures stored responses, the Responses WebSocket and
-// compaction.
-type StoredResponses struct {
+// Config configures stored responses, the Responses WebSocket and
+// compaction: caddymodule's StoredResponses, the handler's
+// stored_responses.
+type Config struct {
 	// Disabled turns stored responses off: every request is served
 	// statelessly, store is ignored, and previous_response_id,
 	// conversation and GET /v1/responses/{id} are refused.
@@ -130,7 +136,7 @@ type stateStore struct {
 	wsBytes   int64
 	wsTotal   int64          // websocket_total_bytes
 	wsMaxOpen int            // websocket_max_per_client
-	bg        backgroundRuns // stateful_background.go
+	bg        backgroundRuns // background.go
 	bgMax     int            // per client
 	bgTotal   int
 	bgTimeout time.Duration
@@ -153,24 +159,24 @@ type pooledMemory struct{ *state.Memory }
 
 func (pooledMemory) Destruct() error { return nil }
 
-// stateLayer is the stateful layer: the store and its bounds, and what it
-// is given of the handler (stateful_host.go). Its methods serve the
-// stateful endpoints and a stateful protocol's turns; the handler calls
-// them, and they reach the handler only through the host.
-type stateLayer struct {
-	stateHost
+// Layer is the stateful layer: the store and its bounds, and what it is
+// given of the handler (host.go). Its methods serve the stateful endpoints
+// and a stateful protocol's turns; the handler calls them, and they reach
+// the handler only through the host.
+type Layer struct {
+	Host
 	// s is nil when stored responses are off.
 	s *stateStore
 }
 
-// newStateLayer sets up the stateful layer of config c (nil: the
+// New sets up the stateful layer of config c (nil: the
 // defaults) on host. The store is rs when it is set (the limits' redis
 // server: the same client and circuit breaker guard, keys under the
 // prefix's "state:"), memory otherwise.
-func newStateLayer(c *StoredResponses, rs *limits.RedisStore, guard func(context.Context, func() error) error, host stateHost) (*stateLayer, error) {
-	sl := &stateLayer{stateHost: host}
+func New(c *Config, rs *limits.RedisStore, guard func(context.Context, func() error) error, host Host) (*Layer, error) {
+	sl := &Layer{Host: host}
 	if c == nil {
-		c = &StoredResponses{}
+		c = &Config{}
 	}
 	if c.Disabled {
 		return sl, nil
@@ -192,7 +198,7 @@ func newStateLayer(c *StoredResponses, rs *limits.RedisStore, guard func(context
 		bgMax:     c.BackgroundMaxPerClient,
 		bgTotal:   c.BackgroundMax,
 		bgTimeout: time.Duration(c.BackgroundTimeout),
-		logger:    sl.logger,
+		logger:    sl.Logger,
 	}
 	s.retired, s.retire = context.WithCancel(context.Background())
 	if s.bgMax == 0 {
@@ -236,9 +242,9 @@ func newStateLayer(c *StoredResponses, rs *limits.RedisStore, guard func(context
 	return sl, nil
 }
 
-// close ends the layer: its WebSocket sessions end, its store is
-// released. A nil layer (a handler not provisioned) has nothing to close.
-func (sl *stateLayer) close() {
+// Close ends the layer: its WebSocket sessions end, its store is
+// released. A nil layer (a handler not provisioned) has nothing to Close.
+func (sl *Layer) Close() {
 	if sl == nil || sl.s == nil {
 		return
 	}
@@ -253,9 +259,9 @@ func (sl *stateLayer) close() {
 // name when a key table identified it, else a hash of the credentials it
 // presented (so two callers with different keys never share records). A
 // gateway with no keys at all, whose callers present none, has one owner.
-func stateOwner(r *http.Request) string {
-	if c := clientOf(r); c != nil {
-		return "c:" + c.name
+func (sl *Layer) stateOwner(r *http.Request) string {
+	if name, ok := sl.Client(r); ok {
+		return "c:" + name
 	}
 	h := sha256.New()
 	for _, k := range redact.KeyHeaders {
@@ -266,10 +272,10 @@ func stateOwner(r *http.Request) string {
 	return "k:" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// statefulAPI is how a stateful protocol's API names its server-side
+// API is how a stateful protocol's API names its server-side
 // state: what louter needs to keep its turns and to put them back. A row's
 // stateful points at one.
-type statefulAPI struct {
+type API struct {
 	// path is the API's collection after the prefix: a POST to it creates
 	// a turn, path/{id} names a stored one.
 	path string
@@ -291,7 +297,7 @@ type statefulAPI struct {
 	notFound func(id string) *translate.Error
 	// serveStored answers a request for path/{rest} (rest is what
 	// follows the slash); api is this.
-	serveStored func(sl *stateLayer, w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error
+	serveStored func(sl *Layer, w http.ResponseWriter, r *http.Request, codec translate.Codec, api *API, rest string) error
 	// assembler, when set, makes the object of a stream from its data
 	// lines; nil: the stream's terminal event carries it whole.
 	assembler func() streamAssembler
@@ -300,8 +306,16 @@ type statefulAPI struct {
 	conversations, compaction, websocket, background bool
 }
 
-// responsesState is the Responses API's (the row's stateful).
-var responsesState = statefulAPI{
+// Path is the API's collection after the prefix ("/v1/responses"), which
+// a turn is POSTed to.
+func (api *API) Path() string { return api.path }
+
+// Compacts reports whether the API has compaction items, which the
+// handler's summary turns are made with (caddymodule's compact_edit.go).
+func (api *API) Compacts() bool { return api.compaction }
+
+// Responses is the Responses API's (the row's stateful).
+var Responses = API{
 	path:          "/v1/responses",
 	object:        "response",
 	prev:          "previous_response_id",
@@ -309,51 +323,50 @@ var responsesState = statefulAPI{
 	private:       "reasoning",
 	items:         inputItems,
 	notFound:      previousNotFound,
-	serveStored:   (*stateLayer).serveStoredResponse, // stored_endpoints.go
+	serveStored:   (*Layer).serveStoredResponse, // stored_endpoints.go
 	conversations: true,
 	compaction:    true,
 	websocket:     true,
 	background:    true,
 }
 
-// serveState answers the stateful endpoints of a stateful protocol: the
-// stored turns, compaction, and the WebSocket upgrade. It reports whether
-// it answered.
-func (sl *stateLayer) serveState(w http.ResponseWriter, r *http.Request, req apiRequest) (bool, error) {
+// ServeState answers the stateful endpoints of a stateful protocol: the
+// stored turns, compaction, and the WebSocket upgrade, for a request the
+// handler classified as protocol p's (whose shape answers) at API path path
+// (after the prefix: "/v1/responses/resp_1"). It reports whether it
+// answered.
+func (sl *Layer) ServeState(w http.ResponseWriter, r *http.Request, p translate.Protocol, path string) (bool, error) {
 	if sl == nil {
 		return false, nil // a handler not provisioned
 	}
-	if req.action == actNext {
+	api := sl.API(p)
+	if api == nil || !strings.HasPrefix(path, api.path) {
 		return false, nil
 	}
-	api := sl.api(req.protocol)
-	if api == nil || !strings.HasPrefix(req.api, api.path) {
-		return false, nil
-	}
-	codec, ok := translate.Lookup(req.protocol)
+	codec, ok := translate.Lookup(p)
 	if !ok {
 		return false, nil
 	}
-	rest := strings.TrimPrefix(req.api, api.path)
+	rest := strings.TrimPrefix(path, api.path)
 	if rest == "" {
 		if !api.websocket || r.Method != http.MethodGet || !isWebSocketUpgrade(r) {
 			return false, nil
 		}
-		return true, sl.serveWebSocket(w, r, req, codec) // responses_ws.go
+		return true, sl.serveWebSocket(w, r, p, codec) // responses_ws.go
 	}
 	if rest[0] != '/' {
 		return false, nil
 	}
 	if sl.s == nil {
-		return true, sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: %s: stored turns are disabled on this gateway (stored_responses disabled)", req.api)))
+		return true, sl.Reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: %s: stored turns are disabled on this gateway (stored_responses disabled)", path)))
 	}
 	rest = rest[1:]
 	if rest == "compact" && api.compaction {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			return true, sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest, Message: "louter: /v1/responses/compact takes POST"})
+			return true, sl.Reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest, Message: "louter: /v1/responses/compact takes POST"})
 		}
-		return true, sl.serveCompact(w, r, codec) // stateful_compact.go
+		return true, sl.serveCompact(w, r, codec) // compact.go
 	}
 	return true, api.serveStored(sl, w, r, codec, api, rest)
 }

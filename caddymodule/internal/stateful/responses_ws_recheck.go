@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/translate"
 )
 
@@ -40,7 +41,7 @@ type wsEnd struct {
 
 // serveFrames serves the session's frames, in order, until the client
 // closes (nil) or louter ends the session (why, its error frame sent).
-func (sl *stateLayer) serveFrames(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, sess *wsSession, out *wsEventWriter, msgs <-chan []byte) *wsEnd {
+func (sl *Layer) serveFrames(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, sess *wsSession, out *wsEventWriter, msgs <-chan []byte) *wsEnd {
 	retired := sl.s.retired.Done()
 	for {
 		select {
@@ -64,7 +65,7 @@ func (sl *stateLayer) serveFrames(ctx context.Context, r *http.Request, p transl
 	}
 }
 
-func (sl *stateLayer) endReloaded(out *wsEventWriter) *wsEnd {
+func (sl *Layer) endReloaded(out *wsEventWriter) *wsEnd {
 	out.frame([]byte(reloadedFrame))
 	return &wsEnd{code: websocket.StatusServiceRestart, reason: "configuration reloaded"}
 }
@@ -73,12 +74,12 @@ func (sl *stateLayer) endReloaded(out *wsEventWriter) *wsEnd {
 // reauthenticate). It returns the context the next frame is served in, or,
 // the key being no longer valid, the end of the session, its 401 error
 // frame sent.
-func (sl *stateLayer) recheckClient(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, out *wsEventWriter) (context.Context, *wsEnd) {
-	if fctx, ok := sl.reauthenticate(ctx, r, p); ok {
+func (sl *Layer) recheckClient(ctx context.Context, r *http.Request, p translate.Protocol, codec translate.Codec, out *wsEventWriter) (context.Context, *wsEnd) {
+	if fctx, ok := sl.Reauthenticate(ctx, r, p); ok {
 		return fctx, nil
 	}
 	out.begin()
-	_ = writeError(out, codec, &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Code: "invalid_api_key",
+	_ = httpx.WriteError(out, codec, &translate.Error{Status: http.StatusUnauthorized, Kind: translate.ErrAuthentication, Code: "invalid_api_key",
 		Message: "louter: the API key this WebSocket session was opened with is no longer valid (revoked or rotated); reconnect with a valid key"})
 	out.end()
 	return nil, &wsEnd{code: websocket.StatusPolicyViolation, reason: "the API key is no longer valid"}

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"context"
@@ -11,17 +11,17 @@ import (
 	"github.com/louter/louter/translate"
 )
 
-// fakeStateBackend is a stateBackend that records the DELETEs it is sent.
+// fakeStateBackend is a Backend that records the DELETEs it is sent.
 type fakeStateBackend struct {
-	api     *statefulAPI
+	api     *API
 	deleted []string
 }
 
-func (f *fakeStateBackend) stateName() string                        { return "fake" }
-func (f *fakeStateBackend) passesThrough(translate.Protocol) bool    { return true }
-func (f *fakeStateBackend) statefulAPI() *statefulAPI                { return f.api }
-func (f *fakeStateBackend) authenticatesClient(r *http.Request) bool { return false }
-func (f *fakeStateBackend) deleteStored(_ context.Context, _ *http.Request, id string) (int, error) {
+func (f *fakeStateBackend) StateName() string                        { return "fake" }
+func (f *fakeStateBackend) PassesThrough(translate.Protocol) bool    { return true }
+func (f *fakeStateBackend) StatefulAPI() *API                        { return f.api }
+func (f *fakeStateBackend) AuthenticatesClient(r *http.Request) bool { return false }
+func (f *fakeStateBackend) DeleteStored(_ context.Context, _ *http.Request, id string) (int, error) {
 	f.deleted = append(f.deleted, id)
 	return http.StatusOK, nil
 }
@@ -30,27 +30,27 @@ func (f *fakeStateBackend) deleteStored(_ context.Context, _ *http.Request, id s
 // DELETE goes to the backend the host names, and only when that
 // backend's row serves the turn's API.
 func TestStateLayerDeleteAtBackendThroughHost(t *testing.T) {
-	other := statefulAPI{path: "/v1/other"}
+	other := API{path: "/v1/other"}
 	for _, tc := range []struct {
 		name    string
 		backend *fakeStateBackend // nil: the host knows no such backend
 		want    int
 	}{
-		{"the row's API", &fakeStateBackend{api: &responsesState}, 1},
+		{"the row's API", &fakeStateBackend{api: &Responses}, 1},
 		{"another API", &fakeStateBackend{api: &other}, 0},
 		{"no backend", nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sl := &stateLayer{stateHost: stateHost{
-				logger: zap.NewNop(),
-				backend: func(name string) (stateBackend, bool) {
+			sl := &Layer{Host: Host{
+				Logger: zap.NewNop(),
+				Backend: func(name string) (Backend, bool) {
 					if tc.backend == nil || name != "fake" {
 						return nil, false
 					}
 					return tc.backend, true
 				},
 			}}
-			sl.deleteAtBackend(httptest.NewRequest(http.MethodDelete, "/v1/responses/resp_1", nil), &responsesState, "fake", "resp_1")
+			sl.deleteAtBackend(httptest.NewRequest(http.MethodDelete, "/v1/responses/resp_1", nil), &Responses, "fake", "resp_1")
 			if tc.backend != nil && len(tc.backend.deleted) != tc.want {
 				t.Errorf("the backend got %d DELETEs, want %d", len(tc.backend.deleted), tc.want)
 			}
@@ -62,17 +62,16 @@ func TestStateLayerDeleteAtBackendThroughHost(t *testing.T) {
 // itself, through the host's reject.
 func TestStateLayerDisabledRejectsThroughHost(t *testing.T) {
 	var got *translate.Error
-	sl := &stateLayer{stateHost: stateHost{
-		logger: zap.NewNop(),
-		api:    func(translate.Protocol) *statefulAPI { return &responsesState },
-		reject: func(w http.ResponseWriter, _ translate.Codec, e *translate.Error) error {
+	sl := &Layer{Host: Host{
+		Logger: zap.NewNop(),
+		API:    func(translate.Protocol) *API { return &Responses },
+		Reject: func(w http.ResponseWriter, _ translate.Codec, e *translate.Error) error {
 			got = e
 			return nil
 		},
 	}}
 	r := httptest.NewRequest(http.MethodGet, "/v1/responses/resp_1", nil)
-	req := classifyRequest(r)
-	done, err := sl.serveState(httptest.NewRecorder(), r, req)
+	done, err := sl.ServeState(httptest.NewRecorder(), r, translate.ProtocolOpenAIResponses, "/v1/responses/resp_1")
 	if !done || err != nil {
 		t.Fatalf("served %v, %v; want the layer to answer", done, err)
 	}

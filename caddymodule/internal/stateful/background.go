@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -95,7 +96,7 @@ func (b *backgroundRuns) cancel(owner, id string) bool {
 
 // backgroundCheck refuses what background cannot be combined with; nil
 // when the request may run in the background.
-func (sl *stateLayer) backgroundCheck(r *http.Request, body []byte) *translate.Error {
+func (sl *Layer) backgroundCheck(r *http.Request, body []byte) *translate.Error {
 	bad := func(param, msg string) *translate.Error {
 		return &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: param, Message: msg}
 	}
@@ -112,50 +113,50 @@ func (sl *stateLayer) backgroundCheck(r *http.Request, body []byte) *translate.E
 	return nil
 }
 
-// runBackground answers a background request with its queued response and
+// RunBackground answers a background request with its queued response and
 // runs the turn detached. body is the client's, checked by backgroundCheck.
-func (sl *stateLayer) runBackground(w http.ResponseWriter, r *http.Request, protocol translate.Protocol, codec translate.Codec, body []byte) error {
-	s, api := sl.s, sl.api(protocol)
-	owner := stateOwner(r)
+func (sl *Layer) RunBackground(w http.ResponseWriter, r *http.Request, protocol translate.Protocol, codec translate.Codec, body []byte) error {
+	s, api := sl.s, sl.API(protocol)
+	owner := sl.stateOwner(r)
 	id := state.NewID("resp_")
 	// What the detached turn would fail on at once is the client's answer
 	// now: a malformed body, an unknown model, an unknown predecessor.
 	if _, te := translate.ScanTopLevel(protocol, body); te != nil {
-		return sl.reject(w, codec, te)
+		return sl.Reject(w, codec, te)
 	}
 	res := gjson.GetManyBytes(body, "model", api.prev, "input", "conversation")
-	b, ok := sl.route(res[0].Str)
+	b, ok := sl.Route(res[0].Str)
 	if !ok {
-		return sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", res[0].Str)))
+		return sl.Reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: no backend is configured for model %q", res[0].Str)))
 	}
 	if res[3].Exists() {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "louter: background with conversation is not supported; continue with previous_response_id"})
 	}
 	prev := res[1].Str
-	passthrough := b.passesThrough(protocol)
+	passthrough := b.PassesThrough(protocol)
 	if prev != "" {
 		if _, err := s.turn(r.Context(), owner, prev, api); err != nil {
 			if !errors.Is(err, state.ErrNotFound) {
-				return sl.reject(w, codec, storeUnavailable(err))
+				return sl.Reject(w, codec, storeUnavailable(err))
 			}
 			// A Responses backend may know ids louter does not, when it
-			// knows the client (stateful_delete.go).
+			// knows the client (delete.go).
 			fwd := false
 			if passthrough {
 				if fwd, err = s.forwardsUnknown(r.Context(), r, owner, prev, b); err != nil {
-					return sl.reject(w, codec, storeUnavailable(err))
+					return sl.Reject(w, codec, storeUnavailable(err))
 				}
 			}
 			if !fwd {
-				return sl.reject(w, codec, api.notFound(prev))
+				return sl.Reject(w, codec, api.notFound(prev))
 			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(r.Context()), bgIDKey{}, id), s.bgTimeout)
 	if !s.bg.start(owner, id, s.bgMax, s.bgTotal, cancel) {
 		cancel()
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Param: "background",
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Param: "background",
 			Message: fmt.Sprintf("louter: too many background responses run at once (at most %d per client, background_max_per_client, and %d in all, background_max); wait for one to end", s.bgMax, s.bgTotal)})
 	}
 	queued := []byte(`{"id":` + strconv.Quote(id) + `,"object":"response","created_at":` + strconv.FormatInt(time.Now().Unix(), 10) +
@@ -177,7 +178,7 @@ func (sl *stateLayer) runBackground(w http.ResponseWriter, r *http.Request, prot
 	if err := put(r.Context(), queued); err != nil {
 		s.bg.done(owner, id)
 		cancel()
-		return sl.reject(w, codec, storeUnavailable(err))
+		return sl.Reject(w, codec, storeUnavailable(err))
 	}
 
 	detached, _ := sjson.DeleteBytes(append([]byte(nil), body...), "background")
@@ -200,10 +201,10 @@ func (sl *stateLayer) runBackground(w http.ResponseWriter, r *http.Request, prot
 			inProgress, _ := sjson.SetBytes(queued, "status", "in_progress")
 			_ = put(ctx, inProgress)
 		}
-		if err := sl.chat(out, r2); err != nil {
-			sl.logger.Debug("background response failed", zap.String("id", id), zap.Error(err))
+		if err := sl.Chat(out, r2); err != nil {
+			sl.Logger.Debug("background response failed", zap.String("id", id), zap.Error(err))
 		}
-		// The turn's answer was stored under id (stateTurn.save); if it
+		// The turn's answer was stored under id (Turn.Save); if it
 		// was not, the turn failed or was cancelled.
 		st, err := s.turn(context.WithoutCancel(ctx), owner, id, api)
 		if err != nil {
@@ -226,39 +227,39 @@ func (sl *stateLayer) runBackground(w http.ResponseWriter, r *http.Request, prot
 		}
 		_ = put(context.WithoutCancel(ctx), end)
 	}()
-	return writeRawJSON(w, http.StatusOK, queued)
+	return httpx.WriteJSON(w, http.StatusOK, queued)
 }
 
 // cancelBackground answers POST /v1/responses/{id}/cancel.
-func (sl *stateLayer) cancelBackground(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, id string) error {
-	s, owner, ctx := sl.s, stateOwner(r), r.Context()
+func (sl *Layer) cancelBackground(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *API, id string) error {
+	s, owner, ctx := sl.s, sl.stateOwner(r), r.Context()
 	rec, st, err := s.record(ctx, owner, id, api)
 	if err != nil {
-		return sl.reject(w, codec, storedError(err, id))
+		return sl.Reject(w, codec, storedError(err, id))
 	}
 	if gjson.GetBytes(st.Response, "background").Type != gjson.True {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest,
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest,
 			Message: fmt.Sprintf("Only background responses can be cancelled; response '%s' was not created with background true.", id)})
 	}
 	switch gjson.GetBytes(st.Response, "status").Str {
 	case "queued", "in_progress":
 	default:
-		return writeRawJSON(w, http.StatusOK, st.Response) // ended: cancelling again changes nothing
+		return httpx.WriteJSON(w, http.StatusOK, st.Response) // ended: cancelling again changes nothing
 	}
 	// The marker first: the running turn may overwrite the status below
 	// (its in_progress races this write, on another instance), never the
 	// marker, which it reads before it stores its result and at its end.
 	if err := s.store.Put(ctx, state.Record{ID: cancelledPrefix + id, Owner: owner, Created: time.Now()}); err != nil {
-		return sl.reject(w, codec, storeUnavailable(err))
+		return sl.Reject(w, codec, storeUnavailable(err))
 	}
 	obj, _ := sjson.SetBytes(st.Response, "status", "cancelled")
 	data, _ := json.Marshal(storedTurn{Input: st.Input, Response: obj})
 	rec.Data, rec.Created = data, time.Now()
 	if err := s.store.Put(ctx, rec); err != nil {
-		return sl.reject(w, codec, storeUnavailable(err))
+		return sl.Reject(w, codec, storeUnavailable(err))
 	}
 	s.bg.cancel(owner, id) // on the instance running it; elsewhere its result is dropped
-	return writeRawJSON(w, http.StatusOK, obj)
+	return httpx.WriteJSON(w, http.StatusOK, obj)
 }
 
 // cancelledPrefix starts the id of a cancelled background turn's marker:
@@ -274,7 +275,7 @@ func backgroundID(r *http.Request) string {
 // cancelledBackground reports whether the background turn id of owner has
 // been cancelled or deleted (its result is then not stored: it would bring
 // a deleted turn back).
-func (s *stateStore) cancelledBackground(ctx context.Context, owner, id string, api *statefulAPI) bool {
+func (s *stateStore) cancelledBackground(ctx context.Context, owner, id string, api *API) bool {
 	if _, err := s.store.Get(ctx, owner, cancelledPrefix+id); err == nil {
 		return true
 	}

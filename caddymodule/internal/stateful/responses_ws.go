@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -71,15 +72,15 @@ const defaultPingInterval = 30 * time.Second
 const wsRefusal = `{"error":{"type":"invalid_request_error","code":"websocket_disabled","message":"Responses WebSocket is disabled on this gateway; use HTTP POST /v1/responses"}}`
 
 // serveWebSocket serves a Responses WebSocket session, or refuses it.
-func (sl *stateLayer) serveWebSocket(w http.ResponseWriter, r *http.Request, req apiRequest, codec translate.Codec) error {
+func (sl *Layer) serveWebSocket(w http.ResponseWriter, r *http.Request, p translate.Protocol, codec translate.Codec) error {
 	s := sl.s
 	if s == nil || !s.websocket {
 		w.Header().Set("Connection", "close")
-		return writeRawJSON(w, http.StatusUpgradeRequired, []byte(wsRefusal))
+		return httpx.WriteJSON(w, http.StatusUpgradeRequired, []byte(wsRefusal))
 	}
-	mem, open := wsSockets.open(stateOwner(r), s.wsMaxOpen, s.wsBytes, s.wsTotal, s.wsMaxAge) // responses_ws_budget.go
+	mem, open := wsSockets.open(sl.stateOwner(r), s.wsMaxOpen, s.wsBytes, s.wsTotal, s.wsMaxAge) // responses_ws_budget.go
 	if mem == nil {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Code: "websocket_connection_limit_reached",
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusTooManyRequests, Kind: translate.ErrRateLimit, Code: "websocket_connection_limit_reached",
 			Message: fmt.Sprintf("louter: this client has %d Responses WebSocket sessions open, the most websocket_max_per_client allows; close one, or use HTTP POST /v1/responses", open)})
 	}
 	defer mem.close()
@@ -94,7 +95,7 @@ func (sl *stateLayer) serveWebSocket(w http.ResponseWriter, r *http.Request, req
 	if err != nil {
 		return nil // Accept answered the client
 	}
-	c.SetReadLimit(sl.maxBody)
+	c.SetReadLimit(sl.MaxBody)
 	sess := &wsSession{mem: mem}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), socketCtxKey{}, sess), s.wsMaxAge)
 	defer cancel()
@@ -124,7 +125,7 @@ func (sl *stateLayer) serveWebSocket(w http.ResponseWriter, r *http.Request, req
 	}
 
 	out := &wsEventWriter{send: func(p []byte) error { return c.Write(ctx, websocket.MessageText, p) }}
-	if end := sl.serveFrames(ctx, r, req.protocol, codec, sess, out, msgs); end != nil { // responses_ws_recheck.go
+	if end := sl.serveFrames(ctx, r, p, codec, sess, out, msgs); end != nil { // responses_ws_recheck.go
 		_ = c.Close(end.code, end.reason)
 		return nil
 	}
@@ -143,7 +144,7 @@ func (sl *stateLayer) serveWebSocket(w http.ResponseWriter, r *http.Request, req
 // keepAlive pings the socket every interval until ctx is done. A ping
 // whose pong does not come within the interval (the reader reads the
 // pongs) ends the session: cancel stops its turn and closes the socket.
-func (sl *stateLayer) keepAlive(ctx context.Context, cancel context.CancelFunc, c *websocket.Conn, interval time.Duration) {
+func (sl *Layer) keepAlive(ctx context.Context, cancel context.CancelFunc, c *websocket.Conn, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -156,7 +157,7 @@ func (sl *stateLayer) keepAlive(ctx context.Context, cancel context.CancelFunc, 
 			pcancel()
 			if err != nil {
 				if ctx.Err() == nil {
-					sl.logger.Debug("closing a WebSocket whose client stopped answering pings", zap.Duration("websocket_ping_interval", interval), zap.Error(err))
+					sl.Logger.Debug("closing a WebSocket whose client stopped answering pings", zap.Duration("websocket_ping_interval", interval), zap.Error(err))
 				}
 				cancel()
 				return
@@ -166,7 +167,7 @@ func (sl *stateLayer) keepAlive(ctx context.Context, cancel context.CancelFunc, 
 }
 
 // serveFrame serves one client frame.
-func (sl *stateLayer) serveFrame(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, data []byte) {
+func (sl *Layer) serveFrame(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, data []byte) {
 	if data == nil || !gjson.ValidBytes(data) {
 		out.errorFrame(http.StatusBadRequest, "invalid_request_error", "louter: a frame must be a JSON text message")
 		return
@@ -208,15 +209,15 @@ func (sl *stateLayer) serveFrame(ctx context.Context, r *http.Request, sess *wsS
 	}
 	r2.Header.Set("Content-Type", "application/json")
 	out.begin()
-	if err := sl.chat(out, r2); err != nil {
-		sl.logger.Debug("websocket turn failed", zap.Error(err))
+	if err := sl.Chat(out, r2); err != nil {
+		sl.Logger.Debug("websocket turn failed", zap.Error(err))
 	}
 	out.end()
 }
 
 // prewarm answers a response.create with generate false: an empty
 // completed response, kept on the socket so the next turn may continue it.
-func (sl *stateLayer) prewarm(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, body []byte) {
+func (sl *Layer) prewarm(ctx context.Context, r *http.Request, sess *wsSession, out *wsEventWriter, body []byte) {
 	id := state.NewID("resp_")
 	model := gjson.GetBytes(body, "model").Str
 	prev := gjson.GetBytes(body, "previous_response_id").Str
@@ -228,7 +229,7 @@ func (sl *stateLayer) prewarm(ctx context.Context, r *http.Request, sess *wsSess
 		`,"status":"completed","model":` + strconv.Quote(model) + `,"output":[],"previous_response_id":` + string(echo) +
 		`,"store":` + strconv.FormatBool(gjson.GetBytes(body, "store").Type != gjson.False) + `,"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0}}`)
 	data, _ := jsonTurn("", inputItems(gjson.GetBytes(body, "input")), obj)
-	_ = sess.mem.Put(ctx, state.Record{ID: id, Owner: stateOwner(r), Previous: prev, Created: time.Now(), Data: data})
+	_ = sess.mem.Put(ctx, state.Record{ID: id, Owner: sl.stateOwner(r), Previous: prev, Created: time.Now(), Data: data})
 	inProgress, _ := sjson.SetBytes(obj, "status", "in_progress")
 	out.frame(append(append([]byte(`{"type":"response.created","sequence_number":0,"response":`), inProgress...), '}'))
 	out.frame(append(append([]byte(`{"type":"response.completed","sequence_number":1,"response":`), obj...), '}'))

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -19,7 +20,7 @@ import (
 // serveStoredResponse answers GET and DELETE /v1/responses/{id} and GET
 // /v1/responses/{id}/input_items from the store, for the client that
 // stored the response only.
-func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
+func (sl *Layer) serveStoredResponse(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *API, rest string) error {
 	id, sub, _ := strings.Cut(rest, "/")
 	want := http.MethodGet
 	switch {
@@ -29,42 +30,42 @@ func (sl *stateLayer) serveStoredResponse(w http.ResponseWriter, r *http.Request
 	case sub == "cancel" && api.background:
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+			return sl.Reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 				Message: fmt.Sprintf("louter: %s is not allowed on /v1/responses/{id}/cancel; use POST", r.Method)})
 		}
-		return sl.cancelBackground(w, r, codec, api, id) // stateful_background.go
+		return sl.cancelBackground(w, r, codec, api, id) // background.go
 	default:
-		return sl.reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
+		return sl.Reject(w, codec, translate.NewError(http.StatusNotFound, fmt.Sprintf("louter: /v1/responses/%s/%s is not an endpoint louter serves", id, sub)))
 	}
-	if !methodAllowed(r.Method, want) {
+	if !httpx.MethodAllowed(r.Method, want) {
 		allow := "GET, HEAD, DELETE"
 		if sub != "" {
 			allow = "GET, HEAD"
 		}
 		w.Header().Set("Allow", allow)
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 			Message: fmt.Sprintf("louter: %s is not allowed on /v1/responses/{id}", r.Method)})
 	}
-	owner, ctx := stateOwner(r), r.Context()
+	owner, ctx := sl.stateOwner(r), r.Context()
 	if want == http.MethodDelete {
-		return sl.deleteStoredResponse(w, r, codec, api, id) // stateful_delete.go
+		return sl.deleteStoredResponse(w, r, codec, api, id) // delete.go
 	}
 	st, err := sl.s.turn(ctx, owner, id, api)
 	if err != nil {
-		return sl.reject(w, codec, storedError(err, id))
+		return sl.Reject(w, codec, storedError(err, id))
 	}
 	if sub == "" {
 		if r.URL.Query().Get("stream") == "true" {
-			return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
+			return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "stream",
 				Message: "louter: stream: replaying a background response as a stream is not supported; poll GET /v1/responses/{id}"})
 		}
-		return writeRawJSON(w, http.StatusOK, st.Response)
+		return httpx.WriteJSON(w, http.StatusOK, st.Response)
 	}
 	page, te := inputItemsPage(id, st.Input, r)
 	if te != nil {
-		return sl.reject(w, codec, te)
+		return sl.Reject(w, codec, te)
 	}
-	return writeRawJSON(w, http.StatusOK, page)
+	return httpx.WriteJSON(w, http.StatusOK, page)
 }
 
 // storedError is the answer to a failed read or deletion: the API's 404,
@@ -168,13 +169,4 @@ func itemID(respID string, i int, it gjson.Result) string {
 	}
 	h := sha256.Sum256(fmt.Appendf(nil, "%s/%d", respID, i))
 	return prefix + hex.EncodeToString(h[:12])
-}
-
-// writeRawJSON answers with a JSON body.
-func writeRawJSON(w http.ResponseWriter, status int, body []byte) error {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, err := w.Write(body)
-	return err
 }

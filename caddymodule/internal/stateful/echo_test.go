@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/louter/louter/caddymodule/internal/httpx"
 )
 
 // A continuation's answer echoes the previous_response_id the client sent,
@@ -26,9 +28,9 @@ import (
 // where the member may begin, which finish writes.
 type echoWriter struct {
 	http.ResponseWriter
-	flusher chainFlusher // w's flush, found once (client_flush.go)
-	null    []byte       // `"previous_response_id":null`
-	with    []byte       // `"previous_response_id":"<id>"`
+	flusher httpx.Flusher // w's flush, found once (internal/httpx)
+	null    []byte        // `"previous_response_id":null`
+	with    []byte        // `"previous_response_id":"<id>"`
 
 	decided, sse, pass bool
 	sized              bool // a JSON answer of known length
@@ -41,7 +43,7 @@ func newEchoWriter(w http.ResponseWriter, member, id string) *echoWriter {
 	key, _ := json.Marshal(member)
 	val, _ := json.Marshal(id)
 	key = append(key, ':')
-	return &echoWriter{ResponseWriter: w, flusher: newChainFlusher(w), null: append(slices.Clip(key), "null"...), with: append(key, val...)}
+	return &echoWriter{ResponseWriter: w, flusher: httpx.NewFlusher(w), null: append(slices.Clip(key), "null"...), with: append(key, val...)}
 }
 
 func (e *echoWriter) WriteHeader(status int) {
@@ -151,7 +153,7 @@ func (e *echoWriter) finish() {
 }
 
 // Flush implements http.Flusher.
-func (e *echoWriter) Flush() { _ = e.flusher.flush() }
+func (e *echoWriter) Flush() { _ = e.flusher.Flush() }
 
 // Unwrap lets http.ResponseController reach the writer below.
 func (e *echoWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }

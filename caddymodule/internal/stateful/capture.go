@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/louter/louter/caddymodule/internal/httpx"
 )
 
 // captureWriter passes a stateful protocol's answer to the client and keeps
@@ -18,7 +20,7 @@ import (
 // maxCapturedJSON.
 type captureWriter struct {
 	http.ResponseWriter
-	flusher chainFlusher // the inner writer's flush, found once (client_flush.go)
+	flusher httpx.Flusher // the inner writer's flush, found once (internal/httpx)
 	status  int
 	decided bool // status and framing known
 	sse     bool
@@ -198,7 +200,7 @@ func (c *captureWriter) release() {
 }
 
 // Flush implements http.Flusher.
-func (c *captureWriter) Flush() { _ = c.flusher.flush() }
+func (c *captureWriter) Flush() { _ = c.flusher.Flush() }
 
 // Unwrap lets http.ResponseController reach the writer below.
 func (c *captureWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

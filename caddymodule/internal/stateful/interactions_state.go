@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/translate"
 )
 
@@ -35,8 +36,8 @@ import (
 // object is assembled from the stream's step events as the client reads
 // them (interactionsAssembler).
 
-// interactionsState is the Interactions API's (the row's stateful).
-var interactionsState = statefulAPI{
+// Interactions is the Interactions API's (the row's stateful).
+var Interactions = API{
 	path:        "/v1beta/interactions",
 	object:      "interaction",
 	prev:        "previous_interaction_id",
@@ -44,7 +45,7 @@ var interactionsState = statefulAPI{
 	private:     "thought",
 	items:       interactionsItems,
 	notFound:    interactionsNotFound,
-	serveStored: (*stateLayer).serveStoredInteraction,
+	serveStored: (*Layer).serveStoredInteraction,
 	assembler:   func() streamAssembler { return &interactionsAssembler{} },
 }
 
@@ -88,10 +89,10 @@ func interactionsNotFound(id string) *translate.Error {
 // serveStoredInteraction answers GET and DELETE /v1beta/interactions/{id}
 // and POST .../{id}/cancel, for the client that stored the interaction
 // only.
-func (sl *stateLayer) serveStoredInteraction(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *statefulAPI, rest string) error {
+func (sl *Layer) serveStoredInteraction(w http.ResponseWriter, r *http.Request, codec translate.Codec, api *API, rest string) error {
 	id, sub, _ := strings.Cut(rest, "/")
 	notFound := func() error {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found",
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found",
 			Message: fmt.Sprintf("interaction '%s' not found", id)})
 	}
 	var allow string
@@ -105,30 +106,30 @@ func (sl *stateLayer) serveStoredInteraction(w http.ResponseWriter, r *http.Requ
 	case sub == "cancel":
 		allow = http.MethodPost
 	default:
-		return sl.reject(w, codec, interactionsUnknownURL(r.Method, r.URL.Path))
+		return sl.Reject(w, codec, InteractionsUnknownURL(r.Method, r.URL.Path))
 	}
 	if allow != "" {
 		w.Header().Set("Allow", allow)
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusMethodNotAllowed, Kind: translate.ErrInvalidRequest,
 			Message: fmt.Sprintf("louter: %s is not allowed on %s/{id}%s", r.Method, api.path, strings.TrimPrefix("/"+sub, "/"))})
 	}
-	owner, ctx := stateOwner(r), r.Context()
+	owner, ctx := sl.stateOwner(r), r.Context()
 	if r.Method == http.MethodDelete {
 		if err := sl.s.deleteTurn(ctx, owner, id, api); err != nil {
-			return sl.reject(w, codec, interactionsStoredError(err, id))
+			return sl.Reject(w, codec, interactionsStoredError(err, id))
 		}
-		return writeRawJSON(w, http.StatusOK, []byte("{}"))
+		return httpx.WriteJSON(w, http.StatusOK, []byte("{}"))
 	}
 	st, err := sl.s.turn(ctx, owner, id, api)
 	if err != nil {
-		return sl.reject(w, codec, interactionsStoredError(err, id))
+		return sl.Reject(w, codec, interactionsStoredError(err, id))
 	}
 	if sub == "cancel" {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request",
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request",
 			Message: fmt.Sprintf("interaction '%s' is %s: only a background interaction can be cancelled, and louter runs none (it answers each interaction while the request is open)", id, gjson.GetBytes(st.Response, "status").Str)})
 	}
 	if r.URL.Query().Get("stream") == "true" {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request", Param: "stream",
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Code: "invalid_request", Param: "stream",
 			Message: "stream: a stored interaction is fetched whole; streams are replayed only for background interactions, which louter does not run"})
 	}
 	// The timeline: this turn's input steps, then its output steps.
@@ -142,9 +143,9 @@ func (sl *stateLayer) serveStoredInteraction(w http.ResponseWriter, r *http.Requ
 	}
 	obj, err := sjson.SetRawBytes(append([]byte(nil), st.Response...), api.output, steps)
 	if err != nil {
-		return sl.reject(w, codec, storeUnavailable(err))
+		return sl.Reject(w, codec, storeUnavailable(err))
 	}
-	return writeRawJSON(w, http.StatusOK, obj)
+	return httpx.WriteJSON(w, http.StatusOK, obj)
 }
 
 // interactionsStoredError is the answer to a failed read or deletion of a
@@ -256,4 +257,12 @@ func (a *interactionsAssembler) object() []byte {
 	obj, _ = sjson.SetBytes(obj, "updated", now)
 	obj, _ = sjson.SetRawBytes(obj, "steps", steps)
 	return obj
+}
+
+// InteractionsUnknownURL is the Interactions row's 404. A stored
+// interaction's paths are answered before (stateful.go), also when
+// stored_responses are disabled.
+func InteractionsUnknownURL(method, api string) *translate.Error {
+	return &translate.Error{Status: http.StatusNotFound, Kind: translate.ErrNotFound, Code: "not_found",
+		Message: fmt.Sprintf("louter: %s %s is not an endpoint louter serves", method, api)}
 }

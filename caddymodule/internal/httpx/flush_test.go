@@ -1,4 +1,4 @@
-package caddymodule
+package httpx
 
 import (
 	"errors"
@@ -24,10 +24,10 @@ var errFlushTest = errors.New("flush failed")
 func (f *flushErrWriter) FlushError() error { f.errs++; return errFlushTest }
 func (f *flushErrWriter) Flush()            { f.flushes++ }
 
-// TestChainFlusherMatchesResponseController checks that the flusher
+// TestFlusherMatchesResponseController checks that the flusher
 // resolved once when a wrapper is made flushes the same writer, with the
 // same error, as http.ResponseController resolving it on every flush.
-func TestChainFlusherMatchesResponseController(t *testing.T) {
+func TestFlusherMatchesResponseController(t *testing.T) {
 	wrap := func(w http.ResponseWriter) http.ResponseWriter {
 		return &caddyhttp.ResponseWriterWrapper{ResponseWriter: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	}
@@ -55,8 +55,8 @@ func TestChainFlusherMatchesResponseController(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bottom, count := tt.bottom()
-			cf := newChainFlusher(wrap(bottom))
-			err := cf.flush()
+			cf := NewFlusher(wrap(bottom))
+			err := cf.Flush()
 			got := count()
 			rcBottom, rcCount := tt.bottom()
 			rcErr := http.NewResponseController(wrap(rcBottom)).Flush()

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/limits"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
@@ -30,7 +31,7 @@ type storedTurn struct {
 	// Held: the backend was sent the turn with store true and answered
 	// it under this id (a Responses backend, passthrough, not in the
 	// background), so it holds a copy, Kept or not: DELETE deletes it
-	// there too (stateful_delete.go).
+	// there too (delete.go).
 	Held bool `json:"held,omitempty"`
 	// Input is this turn's own input items, as the client sent them (the
 	// chain's earlier items are in the earlier records).
@@ -43,15 +44,15 @@ type storedTurn struct {
 // conversation's latest response as its predecessor.
 const convPrefix = "conv:"
 
-// stateTurn is one request of a stateful protocol on its way: the body
+// Turn is one request of a stateful protocol on its way: the body
 // with its history put back, and what to keep of its answer.
-type stateTurn struct {
+type Turn struct {
 	s       *stateStore
-	api     *statefulAPI
+	api     *API
 	sock    *wsSession // the WebSocket session the turn came on, or nil
 	owner   string
-	body    []byte // the body to serve
-	keep    bool   // store true: keep the answer in the store
+	Body    []byte // the body to serve
+	Keep    bool   // store true: keep the answer in the store
 	prev    string // the turn it continues, or ""
 	conv    string // the conversation it belongs to, or ""
 	input   []byte // this turn's items, as the client sent them (a JSON array)
@@ -64,28 +65,28 @@ type stateTurn struct {
 	// the chain (a Responses backend, passthrough).
 	passPrev bool
 	cw       *captureWriter
-	// detach: the request asked for background; runBackground serves
-	// it (stateful_background.go), and nothing else of the turn is set.
-	detach bool
+	// Detach: the request asked for background; RunBackground serves
+	// it (background.go), and nothing else of the turn is set.
+	Detach bool
 	// bgID is the id of the background turn this request runs, or "":
 	// its answer is stored under it.
 	bgID string
 	// echoPass: the answer passes through from a backend that was not
-	// given previous_response_id, and says null there (stateful_echo.go).
+	// given previous_response_id, and says null there (echo.go).
 	echoPass bool
 	echo     *echoWriter
 	// compaction is the item of an inline compaction louter made, which
-	// the answer carries first (stateful_inline_compact.go).
+	// the answer carries first (inline_compact.go).
 	compaction []byte
-	// trigger: the input ends with a compaction_trigger, which louter
-	// answers with a compaction (stateful_compact.go).
-	trigger bool
+	// Trigger: the input ends with a compaction_trigger, which louter
+	// answers with a compaction (compact.go).
+	Trigger bool
 }
 
-// continueState prepares a request of a stateful protocol: nil when there
+// Continue prepares a request of a stateful protocol: nil when there
 // is nothing to do (stored responses off, a stateless request), else the
 // turn with the body to serve; an error is the client's answer.
-func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *statefulAPI, body []byte) (*stateTurn, *translate.Error) {
+func (sl *Layer) Continue(r *http.Request, p translate.Protocol, api *API, body []byte) (*Turn, *translate.Error) {
 	if sl == nil || api == nil {
 		return nil, nil // a handler not provisioned; a stateless protocol
 	}
@@ -96,11 +97,11 @@ func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *
 				Message: "background: louter answers requests while they are open; background turns of this API are not supported"}
 		}
 		// louter runs the turn itself, detached, on every backend
-		// (stateful_background.go).
+		// (background.go).
 		if te := sl.backgroundCheck(r, body); te != nil {
 			return nil, te
 		}
-		return &stateTurn{detach: true}, nil
+		return &Turn{Detach: true}, nil
 	}
 	if s == nil {
 		return nil, nil
@@ -127,11 +128,11 @@ func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *
 	if in := res[4]; in.Exists() && !in.IsArray() && in.Type != gjson.String || !gjson.ValidBytes(body) {
 		return nil, nil // the chat path names what is wrong
 	}
-	b, ok := sl.route(res[0].Str)
+	b, ok := sl.Route(res[0].Str)
 	if !ok {
 		return nil, nil // the chat path answers the unknown model
 	}
-	passthrough := b.passesThrough(p) // as the handler decides it (scan_deferred.go)
+	passthrough := b.PassesThrough(p) // as the handler decides it (caddymodule's scan_deferred.go)
 	threshold := 0
 	if api.compaction && !passthrough { // a Responses backend compacts itself
 		var te *translate.Error
@@ -143,8 +144,8 @@ func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *
 		return nil, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "conversation",
 			Message: "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'."}
 	}
-	t := &stateTurn{s: s, api: api, sock: sock, owner: stateOwner(r), keep: keep, prev: prev, backend: b.stateName(), passthrough: passthrough, body: body, bgID: backgroundID(r),
-		trigger: trigger && !passthrough} // a Responses backend compacts itself
+	t := &Turn{s: s, api: api, sock: sock, owner: sl.stateOwner(r), Keep: keep, prev: prev, backend: b.StateName(), passthrough: passthrough, Body: body, bgID: backgroundID(r),
+		Trigger: trigger && !passthrough} // a Responses backend compacts itself
 	t.input = api.items(res[4])
 	ctx := r.Context()
 
@@ -157,7 +158,7 @@ func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *
 		case errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrChainTooLong):
 			if passthrough {
 				// The backend's own id, perhaps: it decides, if it
-				// knows the client (stateful_delete.go).
+				// knows the client (delete.go).
 				fwd, err := s.forwardsUnknown(ctx, r, t.owner, prev, b)
 				if err != nil {
 					return nil, storeUnavailable(err)
@@ -178,21 +179,21 @@ func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *
 			if gjson.GetBytes(last.Response, "object").Str != api.object {
 				return nil, api.notFound(prev) // another API's turn
 			}
-			if passthrough && last.Kept && last.Backend == b.stateName() {
+			if passthrough && last.Kept && last.Backend == b.StateName() {
 				t.kept, t.passPrev = keep, true // the backend has the chain: it continues it
 				break
 			}
-			history = rebuildHistory(chain, b.stateName(), api)
+			history = rebuildHistory(chain, b.StateName(), api)
 			rewrite = true
 			if c := s.logger.Check(zap.DebugLevel, "continuing a stored response"); c != nil {
-				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.stateName()))
+				c.Write(zap.Int("turns", len(chain)), zap.Bool("websocket", sock != nil), zap.String("backend", b.StateName()))
 			}
 		}
-	case conv != "" && (!passthrough || !b.authenticatesClient(r)):
+	case conv != "" && (!passthrough || !b.AuthenticatesClient(r)):
 		// louter keeps the conversation, but on a Responses backend that
 		// authenticates the client itself, which owns its conversations:
 		// under the backend's one key, a conversation there would be
-		// every client's (stateful_delete.go).
+		// every client's (delete.go).
 		t.conv, rewrite = conv, true
 		ptr, err := t.s.store.Get(ctx, t.owner, convPrefix+conv)
 		switch {
@@ -206,34 +207,34 @@ func (sl *stateLayer) continueState(r *http.Request, p translate.Protocol, api *
 				return nil, storeUnavailable(err)
 			}
 			t.prev = ptr.Previous
-			history = rebuildHistory(chain, b.stateName(), api)
+			history = rebuildHistory(chain, b.StateName(), api)
 		}
 	default:
 		t.kept = passthrough && keep
 		rewrite = false
 		if !passthrough {
 			// Nothing to put back; store is served here, not dropped.
-			t.body, _ = sjson.DeleteBytes(append([]byte(nil), body...), "store")
+			t.Body, _ = sjson.DeleteBytes(append([]byte(nil), body...), "store")
 		}
 	}
-	t.echoPass = passthrough && !t.passPrev && t.echoPrevious() != ""
+	t.echoPass = passthrough && !t.passPrev && t.EchoPrevious() != ""
 	if rewrite || compacted || threshold > 0 {
 		var te *translate.Error
-		if t.body, te = t.rewriteBody(ctx, body, history, passthrough); te != nil {
+		if t.Body, te = t.rewriteBody(ctx, body, history, passthrough); te != nil {
 			return nil, te
 		}
 	}
-	if threshold > 0 && !t.trigger { // a trigger compacts the whole history anyway
-		if te := sl.compactInline(r, t, threshold); te != nil { // stateful_inline_compact.go
+	if threshold > 0 && !t.Trigger { // a trigger compacts the whole history anyway
+		if te := sl.compactInline(r, t, threshold); te != nil { // inline_compact.go
 			return nil, te
 		}
 	}
 	return t, nil
 }
 
-// echoPrevious is the previous_response_id the client's answer echoes: the
+// EchoPrevious is the previous_response_id the client's answer echoes: the
 // one the request named, not a conversation's latest turn.
-func (t *stateTurn) echoPrevious() string {
+func (t *Turn) EchoPrevious() string {
 	if t.conv != "" {
 		return ""
 	}
@@ -242,7 +243,7 @@ func (t *stateTurn) echoPrevious() string {
 
 // chain reads the chain ending at id: the socket's own turns first, then
 // the store.
-func (t *stateTurn) chain(ctx context.Context, id string) ([]state.Record, error) {
+func (t *Turn) chain(ctx context.Context, id string) ([]state.Record, error) {
 	if t.sock != nil {
 		if c, err := t.sock.mem.Chain(ctx, t.owner, id, 0); err == nil {
 			// A stored turn the socket remembers may have been deleted
@@ -283,14 +284,14 @@ func inputItems(in gjson.Result) []byte {
 // turn reads the stored turn id of owner made through api: a record of
 // another API's (an interaction asked for as a response), or one with no
 // answer (a compaction's summary, a conversation's pointer), is not found.
-func (s *stateStore) turn(ctx context.Context, owner, id string, api *statefulAPI) (storedTurn, error) {
+func (s *stateStore) turn(ctx context.Context, owner, id string, api *API) (storedTurn, error) {
 	_, st, err := s.record(ctx, owner, id, api)
 	return st, err
 }
 
 // record is turn with the record it was read from, for a caller that
 // stores it again changed.
-func (s *stateStore) record(ctx context.Context, owner, id string, api *statefulAPI) (state.Record, storedTurn, error) {
+func (s *stateStore) record(ctx context.Context, owner, id string, api *API) (state.Record, storedTurn, error) {
 	rec, err := s.store.Get(ctx, owner, id)
 	if err != nil {
 		return state.Record{}, storedTurn{}, err
@@ -303,7 +304,7 @@ func (s *stateStore) record(ctx context.Context, owner, id string, api *stateful
 }
 
 // deleteTurn deletes the stored turn id of owner made through api.
-func (s *stateStore) deleteTurn(ctx context.Context, owner, id string, api *statefulAPI) error {
+func (s *stateStore) deleteTurn(ctx context.Context, owner, id string, api *API) error {
 	if _, err := s.turn(ctx, owner, id, api); err != nil {
 		return err
 	}
@@ -320,7 +321,7 @@ func decodeTurn(data []byte) storedTurn {
 // items, then its output items. A reasoning item (api.private) goes back
 // only to the backend that made it: its encrypted content or signature is
 // that provider's.
-func rebuildHistory(chain []state.Record, backend string, api *statefulAPI) []byte {
+func rebuildHistory(chain []state.Record, backend string, api *API) []byte {
 	out := []byte{}
 	add := func(raw string) {
 		if len(out) > 0 {
@@ -350,7 +351,7 @@ func rebuildHistory(chain []state.Record, backend string, api *statefulAPI) []by
 // compaction items back into their summaries, and takes out the members
 // louter has served (previous_response_id, conversation, and for a
 // translated backend store).
-func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passthrough bool) ([]byte, *translate.Error) {
+func (t *Turn) rewriteBody(ctx context.Context, body, history []byte, passthrough bool) ([]byte, *translate.Error) {
 	items := make([]byte, 0, len(history)+len(t.input)+2)
 	items = append(items, '[')
 	items = append(items, history...)
@@ -363,7 +364,7 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 	items = append(items, ']')
 	if t.api.compaction {
 		var te *translate.Error
-		if items, te = t.expandCompactions(ctx, items, passthrough); te != nil { // stateful_compact.go
+		if items, te = t.expandCompactions(ctx, items, passthrough); te != nil { // compact.go
 			return nil, te
 		}
 	}
@@ -383,17 +384,17 @@ func (t *stateTurn) rewriteBody(ctx context.Context, body, history []byte, passt
 	return out, nil
 }
 
-// capture wraps the client's writer to see the response object it gets;
+// Capture wraps the client's writer to see the response object it gets;
 // the turn is saved as soon as it is whole, before the client has all of
 // it (and can continue it), else when the request ends (save).
-func (t *stateTurn) capture(ctx context.Context, w http.ResponseWriter) http.ResponseWriter {
-	t.cw = &captureWriter{ResponseWriter: w, flusher: newChainFlusher(w), object: t.api.object, complete: func() { t.save(ctx) }}
+func (t *Turn) Capture(ctx context.Context, w http.ResponseWriter) http.ResponseWriter {
+	t.cw = &captureWriter{ResponseWriter: w, flusher: httpx.NewFlusher(w), object: t.api.object, complete: func() { t.Save(ctx) }}
 	if t.api.assembler != nil {
 		t.cw.asm = t.api.assembler()
 	}
 	var w2 http.ResponseWriter = t.cw
 	if t.compaction != nil {
-		w2 = &compactionWriter{ResponseWriter: w2, flusher: newChainFlusher(w2), item: t.compaction}
+		w2 = &compactionWriter{ResponseWriter: w2, flusher: httpx.NewFlusher(w2), item: t.compaction}
 	}
 	if t.echoPass {
 		t.echo = newEchoWriter(w2, t.api.prev, t.prev)
@@ -402,16 +403,16 @@ func (t *stateTurn) capture(ctx context.Context, w http.ResponseWriter) http.Res
 	return w2
 }
 
-// finish ends the answer: what a writer of the turn held back goes out.
-func (t *stateTurn) finish() {
+// Finish ends the answer: what a writer of the turn held back goes out.
+func (t *Turn) Finish() {
 	if t.echo != nil {
 		t.echo.finish()
 	}
 }
 
-// save keeps the answered turn: in the store when store was true, in the
+// Save keeps the answered turn: in the store when store was true, in the
 // WebSocket session's own memory when it came on one.
-func (t *stateTurn) save(ctx context.Context) {
+func (t *Turn) Save(ctx context.Context) {
 	if t.cw == nil {
 		return
 	}
@@ -446,8 +447,8 @@ func (t *stateTurn) save(ctx context.Context) {
 	if t.prev != "" {
 		obj, _ = sjson.SetBytes(obj, t.api.prev, t.prev)
 	}
-	obj, _ = sjson.SetBytes(obj, "store", t.keep)
-	held := t.passthrough && t.keep && t.bgID == ""
+	obj, _ = sjson.SetBytes(obj, "store", t.Keep)
+	held := t.passthrough && t.Keep && t.bgID == ""
 	data, err := json.Marshal(storedTurn{Backend: t.backend, Kept: t.kept, Held: held, Input: t.input, Response: obj})
 	if err != nil {
 		return
@@ -456,7 +457,7 @@ func (t *stateTurn) save(ctx context.Context) {
 	if t.sock != nil {
 		_ = t.sock.mem.Put(ctx, rec)
 	}
-	if !t.keep {
+	if !t.Keep {
 		return
 	}
 	if err := t.s.store.Put(ctx, rec); err != nil {

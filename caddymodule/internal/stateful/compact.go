@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/louter/louter/caddymodule/internal/httpx"
 	"github.com/louter/louter/state"
 	"github.com/louter/louter/translate"
 )
@@ -46,7 +47,7 @@ const keptUserBytes = 20000
 // storedSummary is a compaction record's data.
 type storedSummary struct {
 	Summary string `json:"summary"`
-	// An inline compaction's (stateful_inline_compact.go): the kept user
+	// An inline compaction's (inline_compact.go): the kept user
 	// messages and the items from the latest user message on, which with
 	// the summary replace everything up to the item. Tail is nil for
 	// /v1/responses/compact's, whose item stands for the summary alone.
@@ -57,7 +58,7 @@ type storedSummary struct {
 // expandCompactions replaces each compaction item louter made with its
 // summary, as a user message. A compaction item it did not make is left to
 // a Responses backend (passthrough), refused for any other.
-func (t *stateTurn) expandCompactions(ctx context.Context, items []byte, passthrough bool) ([]byte, *translate.Error) {
+func (t *Turn) expandCompactions(ctx context.Context, items []byte, passthrough bool) ([]byte, *translate.Error) {
 	if !bytes.Contains(items, []byte(`"compaction"`)) {
 		return items, nil
 	}
@@ -112,17 +113,17 @@ func (t *stateTurn) expandCompactions(ctx context.Context, items []byte, passthr
 }
 
 // serveCompact answers POST /v1/responses/compact.
-func (sl *stateLayer) serveCompact(w http.ResponseWriter, r *http.Request, codec translate.Codec) error {
-	body, te := sl.readBody(r)
+func (sl *Layer) serveCompact(w http.ResponseWriter, r *http.Request, codec translate.Codec) error {
+	body, te := sl.ReadBody(r)
 	if te != nil {
-		return sl.reject(w, codec, te)
+		return sl.Reject(w, codec, te)
 	}
 	if !gjson.ValidBytes(body) {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request body is not valid JSON"})
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Message: "louter: the request body is not valid JSON"})
 	}
 	res := gjson.GetManyBytes(body, "model", "input", "instructions", "previous_response_id")
 	if res[0].Str == "" {
-		return sl.reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model", Message: "louter: the request names no model"})
+		return sl.Reject(w, codec, &translate.Error{Status: http.StatusBadRequest, Kind: translate.ErrInvalidRequest, Param: "model", Message: "louter: the request names no model"})
 	}
 	input := inputItems(res[1])
 	r2 := r.Clone(r.Context())
@@ -145,7 +146,7 @@ func (sl *stateLayer) serveCompact(w http.ResponseWriter, r *http.Request, codec
 	out = append(out, `],"usage":`...)
 	out = append(out, c.usage...)
 	out = append(out, '}')
-	return writeRawJSON(w, http.StatusOK, out)
+	return httpx.WriteJSON(w, http.StatusOK, out)
 }
 
 // summary is a compaction louter made: its item, and the usage of the
@@ -156,12 +157,12 @@ type summary struct {
 	summary string
 }
 
-// summarize asks the model for a summary of input (summaryTurn) and
+// summarize asks the model for a summary of input (SummaryTurn) and
 // stores it, with rec's other fields, as a record of the client's. When
 // the summary turn was not answered, failed holds its answer, to pass on
 // to the client; err is a store failure.
-func (sl *stateLayer) summarize(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, rec storedSummary) (c *summary, failed *bufferWriter, err error) {
-	text, usage, failed, err := summaryTurn(sl.chat, r, model, instructions, prev, input, "")
+func (sl *Layer) summarize(r *http.Request, model string, instructions gjson.Result, prev string, input []byte, rec storedSummary) (c *summary, failed *bufferWriter, err error) {
+	text, usage, failed, err := SummaryTurn(sl.Chat, r, model, instructions, prev, input, "")
 	if failed != nil || err != nil {
 		return nil, failed, err
 	}
@@ -170,7 +171,7 @@ func (sl *stateLayer) summarize(r *http.Request, model string, instructions gjso
 	data, _ := json.Marshal(rec)
 	ctx, cancel := saveContext(r.Context())
 	defer cancel()
-	if err := sl.s.store.Put(ctx, state.Record{ID: token, Owner: stateOwner(r), Created: time.Now(), Data: data}); err != nil {
+	if err := sl.s.store.Put(ctx, state.Record{ID: token, Owner: sl.stateOwner(r), Created: time.Now(), Data: data}); err != nil {
 		return nil, nil, err
 	}
 	c = &summary{usage: usage, summary: rec.Summary}
@@ -182,15 +183,15 @@ func (sl *stateLayer) summarize(r *http.Request, model string, instructions gjso
 	return c, nil, nil
 }
 
-// summaryTurn asks the model for a summary of input (a JSON array of
+// SummaryTurn asks the model for a summary of input (a JSON array of
 // Responses items, after the chain prev names when it is not ""), through
 // chat, the chat path, for r (a POST of the Responses API: routing, limits,
 // fallbacks and translation apply), following extra (instructions for the
 // summary) when not "". It returns the summary and the turn's usage (JSON,
 // or null). When the turn was not answered, failed holds its answer.
 // Shared by /v1/responses/compact, inline Responses compaction and
-// Anthropic's compact_20260112 (compact_edit.go).
-func summaryTurn(chat func(http.ResponseWriter, *http.Request) error, r *http.Request, model string, instructions gjson.Result, prev string, input []byte, extra string) (text string, usage []byte, failed *bufferWriter, err error) {
+// Anthropic's compact_20260112 (caddymodule's compact_edit.go).
+func SummaryTurn(chat func(http.ResponseWriter, *http.Request) error, r *http.Request, model string, instructions gjson.Result, prev string, input []byte, extra string) (text string, usage []byte, failed *bufferWriter, err error) {
 	// The summary turn: the history, then the request for a summary.
 	sub := map[string]any{"model": model, "store": false, "stream": false}
 	if instructions.Type == gjson.String {
@@ -249,13 +250,13 @@ func summaryTurn(chat func(http.ResponseWriter, *http.Request) error, r *http.Re
 
 // passOn answers with a failed summary turn's answer, or the store's
 // failure.
-func (sl *stateLayer) passOn(w http.ResponseWriter, codec translate.Codec, failed *bufferWriter, err error) error {
+func (sl *Layer) passOn(w http.ResponseWriter, codec translate.Codec, failed *bufferWriter, err error) error {
 	if failed == nil {
 		var te *translate.Error
 		if errors.As(err, &te) {
-			return sl.reject(w, codec, te)
+			return sl.Reject(w, codec, te)
 		}
-		return sl.reject(w, codec, storeUnavailable(err))
+		return sl.Reject(w, codec, storeUnavailable(err))
 	}
 	for k, v := range failed.header {
 		w.Header()[k] = v
@@ -337,19 +338,19 @@ func endsWithCompactionTrigger(input gjson.Result) bool {
 	return len(arr) > 0 && arr[len(arr)-1].Get("type").Str == compactionTriggerType
 }
 
-// serveCompactionTrigger answers a turn whose input ends with a
+// ServeCompactionTrigger answers a turn whose input ends with a
 // compaction_trigger (t.trigger): the history before it (t.body's input,
 // the chain rebuilt and louter's earlier compactions expanded) is
 // summarised, and the client gets a response whose output is the one
 // compaction item, as JSON or, when the request streams, as the
-// Responses events. w is the turn's writer (stateTurn.capture), so the
+// Responses events. w is the turn's writer (Turn.Capture), so the
 // answer is kept as any turn's is.
-func (sl *stateLayer) serveCompactionTrigger(w http.ResponseWriter, r *http.Request, t *stateTurn, codec translate.Codec) error {
-	res := gjson.GetManyBytes(t.body, "model", "input", "instructions", "stream")
+func (sl *Layer) ServeCompactionTrigger(w http.ResponseWriter, r *http.Request, t *Turn, codec translate.Codec) error {
+	res := gjson.GetManyBytes(t.Body, "model", "input", "instructions", "stream")
 	if !endsWithCompactionTrigger(res[1]) {
-		// continueState saw it last, and putting the history back
+		// Continue saw it last, and putting the history back
 		// keeps it so; never summarise past an item of the client's.
-		return sl.reject(w, codec, translate.NewError(http.StatusInternalServerError, "louter: the compaction_trigger was lost rewriting the request"))
+		return sl.Reject(w, codec, translate.NewError(http.StatusInternalServerError, "louter: the compaction_trigger was lost rewriting the request"))
 	}
 	items := res[1].Array()
 	input := joinItems(items[:len(items)-1]) // without the trigger
@@ -366,18 +367,18 @@ func (sl *stateLayer) serveCompactionTrigger(w http.ResponseWriter, r *http.Requ
 	obj = append(obj, `,"output":[`...)
 	obj = append(obj, c.item...)
 	obj = append(obj, `],"previous_response_id":`...)
-	if prev := t.echoPrevious(); prev != "" {
+	if prev := t.EchoPrevious(); prev != "" {
 		obj = strconv.AppendQuote(obj, prev)
 	} else {
 		obj = append(obj, "null"...)
 	}
 	obj = append(obj, `,"store":`...)
-	obj = strconv.AppendBool(obj, t.keep)
+	obj = strconv.AppendBool(obj, t.Keep)
 	obj = append(obj, `,"usage":`...)
 	obj = append(obj, c.usage...)
 	obj = append(obj, '}')
 	if res[3].Type != gjson.True {
-		return writeRawJSON(w, http.StatusOK, obj)
+		return httpx.WriteJSON(w, http.StatusOK, obj)
 	}
 	return writeCompactionEvents(w, obj, c.item)
 }

@@ -1,13 +1,15 @@
-package caddymodule
+package stateful
 
 import (
 	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/louter/louter/caddymodule/internal/httpx"
 )
 
-// unmarshalCaddyfile parses the stored_responses subdirective into c:
+// UnmarshalCaddyfile parses the stored_responses subdirective into c:
 //
 //	stored_responses [off] {
 //		max_stored_bytes    <size>
@@ -22,7 +24,7 @@ import (
 //		background_max      <n>
 //		background_timeout  <duration>
 //	}
-func (c *StoredResponses) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		if d.Val() != "off" {
 			return d.Errf("stored_responses takes no argument but off, not %q", d.Val())
@@ -40,7 +42,7 @@ func (c *StoredResponses) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 		switch opt {
 		case "max_stored_bytes", "websocket_max_bytes", "websocket_total_bytes":
-			n, err := parseByteSize(d, opt, v) // record_config.go
+			n, err := httpx.ParseByteSize(d, opt, v) // internal/httpx
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package caddymodule
+package stateful
 
 import (
 	"container/list"
@@ -185,3 +185,8 @@ func (s *stateStore) droppedSocketTurns(n int) {
 		c.Write(zap.Int("sessions_dropped", n), zap.Int64("bytes_held", held), zap.Int("sessions_open", open), zap.Int64("websocket_total_bytes", s.wsTotal))
 	}
 }
+
+// WebSocketTurns is what all Responses WebSocket sessions of the process
+// hold of their turns, in bytes as websocket_total_bytes counts them, and
+// the sessions open: for the handler's integration tests.
+func WebSocketTurns() (bytes int64, sessions int) { return wsSockets.held() }
