@@ -289,9 +289,12 @@ func (l *Louter) provisionAccess(ctx caddy.Context) error {
 	for _, line := range unpricedBudgets(l.Clients, l.Models, l.Prices) { // budget_check.go
 		l.logger.Warn(line)
 	}
-	if !a.keys && len(a.routeLimit) == 0 {
+	if !a.keys && len(a.routeLimit) == 0 && l.Redis == nil {
 		return nil // nothing to check: l.access stays nil, ServeHTTP pays nothing
 	}
+	// A redis block with nothing to count still makes its connection: the
+	// stored responses go there (stateful_host.go), so that instances
+	// sharing it share their turns.
 	if a.keys {
 		for name, b := range l.Backends {
 			if b != nil && b.PassClientAuth && l.Identity == "" {

@@ -19,7 +19,8 @@ import (
 // into the same counters, each operation one atomic Lua script. The usage
 // ledger is kept there too (written in the background, see
 // limits.RedisLedger), and so are the keys created through the admin API
-// when managed_keys is on (keys_admin.go).
+// when managed_keys is on (keys_admin.go) and the stored responses, with
+// or without a key table or limits (stateful_host.go).
 type RedisCounters struct {
 	// The server, as host:port or a redis:// or rediss:// URL.
 	Address string `json:"address"`

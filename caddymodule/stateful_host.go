@@ -55,8 +55,8 @@ func (l *Louter) newStateHost() stateful.Host {
 	}
 }
 
-// provisionState sets up the stateful layer; its store is the limits'
-// redis server when they use one (internal/stateful).
+// provisionState sets up the stateful layer; its store is the redis
+// server when a redis block is configured (internal/stateful).
 func (l *Louter) provisionState() error {
 	rs, guard := l.sharedRedis()
 	sl, err := stateful.New(l.State, rs, guard, l.newStateHost())
@@ -67,8 +67,9 @@ func (l *Louter) provisionState() error {
 	return nil
 }
 
-// sharedRedis returns the limits' redis store and its circuit breaker, or
-// nil when the limits count in memory.
+// sharedRedis returns the redis block's store and its circuit breaker
+// (the limits', made by provisionAccess whether or not anything is
+// limited), or nil when there is no redis block.
 func (l *Louter) sharedRedis() (*limits.RedisStore, func(context.Context, func() error) error) {
 	if l.access == nil || l.access.limiter == nil {
 		return nil, nil

@@ -256,12 +256,21 @@ func (sl *Layer) Close() {
 }
 
 // stateOwner is the identity a request's records belong to: the client's
-// name when a key table identified it, else a hash of the credentials it
-// presented (so two callers with different keys never share records). A
+// name when a key table identified it, else a hash of the key it presented
+// (so two callers with different keys never share records). The key is
+// read as the key table reads it, from whichever header or query parameter
+// carried it: an Interactions client sending its key as x-goog-api-key,
+// then as ?key=, is one owner. A caller with no key (none at all, or an
+// Authorization that is not Bearer, such as Basic) is a hash of its raw
+// credential headers, so different Basic credentials never share either; a
 // gateway with no keys at all, whose callers present none, has one owner.
 func (sl *Layer) stateOwner(r *http.Request) string {
 	if name, ok := sl.Client(r); ok {
 		return "c:" + name
+	}
+	if key := redact.ClientKey(r.Header, r.URL.RawQuery); key != "" {
+		sum := sha256.Sum256([]byte(key))
+		return "key:" + hex.EncodeToString(sum[:16]) // not "k:": no key hash is a header hash
 	}
 	h := sha256.New()
 	for _, k := range redact.KeyHeaders {
