@@ -32,6 +32,10 @@ func TestClassifyRequest(t *testing.T) {
 		{"POST", "/v1/messages/count_tokens", "", anth, actElsewhere, ""},
 		{"POST", "/v1/chat/completions", "", oai, actChat, ""},
 		{"POST", "/v1/responses", "", resp, actChat, ""},
+		// The Responses API without /v1, as Codex also calls it.
+		{"POST", "/responses", "", resp, actChat, ""},
+		{"POST", "/codex/responses", "", resp, actChat, ""},
+		{"GET", "/codex/responses/resp_1/input_items", "", resp, actNotServed, ""},
 		{"POST", "/v1beta/models/g:generateContent", "", gemini, actChat, "g"},
 		{"POST", "/v1beta/models/g:countTokens", "", gemini, actElsewhere, "g"},
 		{"POST", "/gemini/v1/models/g:streamGenerateContent", "", gemini, actChat, "g"},
@@ -63,12 +67,15 @@ func TestClassifyRequest(t *testing.T) {
 		{"POST", "/chat/completions", "", oai, actNotServed, ""},
 		{"POST", "/v1beta/models/g:embedContent", "", gemini, actNotServed, ""},
 		{"GET", "/v1beta/cachedContents", "", gemini, actNotServed, ""},
+		{"GET", "/v1beta/files/responses", "", gemini, actNotServed, ""},
 		// Not an LLM API's.
 		{"GET", "/", "", "", actNext, ""},
 		{"GET", "/v1/users", "", "", actNext, ""},
 		{"POST", "/v1/message", "", "", actNext, ""},
 		{"GET", "/v1beta/widgets", "", "", actNext, ""},
 		{"GET", "/api/v2/models", "", "", actNext, ""},
+		{"GET", "/responses/a/b", "", "", actNext, ""},
+		{"POST", "/responsesx", "", "", actNext, ""},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest(tt.method, tt.target, nil)
