@@ -387,7 +387,7 @@ func builtinRows() []*protocolRow {
 		},
 		{
 			protocol:         translate.ProtocolOpenAIResponses,
-			classify:         classifyResponsesNoV1, // .../responses without /v1 (responses_paths.go)
+			classify:         classifyResponsesNoV1, // .../responses without /v1 (surface.go)
 			v1Resources:      []string{"responses", "conversations"},
 			v1Endpoints:      map[string]apiAction{"responses": actChat},
 			match:            pathSuffix("/v1/responses"),

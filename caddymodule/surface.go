@@ -26,7 +26,7 @@ import (
 //     the request carries a Gemini credential (x-goog-api-key, ?key=) or
 //     names a Gemini method (.../v1/models/{m}:generateContent); the
 //     Responses API's paths without /v1 (.../responses[/...], as Codex
-//     calls them: responses_paths.go), as the same paths under /v1;
+//     calls them: classifyResponsesNoV1), as the same paths under /v1;
 //   - Anthropic and OpenAI: .../v1/{resource}[/...] with a resource of
 //     either API (the rows' v1Resources); the error shape is Anthropic's
 //     when the request carries anthropic-version (every Anthropic SDK
