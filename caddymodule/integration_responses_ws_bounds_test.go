@@ -165,7 +165,7 @@ func TestIntegrationResponsesWebSocketTotalBytes(t *testing.T) {
 	}
 	// The least recently used session lost its turn, and stays open.
 	evs := wsTurn(t, ctx, socks[0], fmt.Sprintf(`{"type":"response.create","model":"m","store":false,"previous_response_id":%q,"input":"more"}`, ids[0]))
-	if ev := evs[0]; ev.Get("type").Str != "error" || ev.Get("error.code").Str != "previous_response_not_found" {
+	if ev := evs[0]; ev.Get("type").Str != "error" || ev.Get("error.code").Str != "previous_response_not_found" || !strings.Contains(ev.Get("error.message").Str, "websocket_total_bytes") {
 		t.Errorf("continuing the least recently used session's turn: %s", evs[len(evs)-1].Raw)
 	}
 	evs = wsTurn(t, ctx, socks[0], `{"type":"response.create","model":"m","store":false,"input":"the whole conversation again"}`)

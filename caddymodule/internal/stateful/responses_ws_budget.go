@@ -61,6 +61,9 @@ type socketMemory struct {
 	mu   sync.Mutex
 	mem  *state.Memory // nil once closed; replaced by an empty one when dropped
 	held int64         // what acct.bytes counts of mem
+	// dropped: websocket_total_bytes dropped the socket's turns once, which
+	// a continuation it no longer finds is told (turn.go).
+	dropped bool
 }
 
 // open registers a socket of owner, unless owner already has perClient
@@ -158,6 +161,7 @@ func (a *wsAccount) used(m *socketMemory, d int64) int {
 		if v.mem != nil && v.held > 0 {
 			a.bytes -= v.held
 			v.mem = &state.Memory{MaxBytes: v.mem.MaxBytes, TTL: v.mem.TTL}
+			v.dropped = true
 			v.held = 0
 			n++
 		}
@@ -190,3 +194,11 @@ func (s *stateStore) droppedSocketTurns(n int) {
 // hold of their turns, in bytes as websocket_total_bytes counts them, and
 // the sessions open: for the handler's integration tests.
 func WebSocketTurns() (bytes int64, sessions int) { return wsSockets.held() }
+
+// wasDropped reports whether websocket_total_bytes dropped the socket's
+// turns.
+func (m *socketMemory) wasDropped() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dropped
+}

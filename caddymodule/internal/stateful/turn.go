@@ -171,6 +171,13 @@ func (sl *Layer) Continue(r *http.Request, p translate.Protocol, api *API, body 
 			if c := s.logger.Check(zap.DebugLevel, "previous response not found"); c != nil {
 				c.Write(zap.Bool("websocket", sock != nil))
 			}
+			if sock != nil && sock.mem.wasDropped() {
+				// The same answer, so the client resends as for any
+				// unknown id, but saying why.
+				e := api.notFound(prev)
+				e.Message += " This WebSocket session's turns were dropped when the sessions' turns reached websocket_total_bytes; send the whole conversation."
+				return nil, e
+			}
 			return nil, api.notFound(prev)
 		case err != nil:
 			return nil, storeUnavailable(err)
