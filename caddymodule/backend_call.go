@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 )
@@ -9,6 +10,23 @@ import (
 // Besides chat calls, louter asks backends small questions of its own — a
 // token count, a model list — whose answers it reads whole before it
 // answers the client. This file holds what those calls share.
+
+// backendQuestion is r, cloned with ctx (Caddy's context: the replacer and
+// vars reverse_proxy needs), made into a bodiless method request for path
+// below b's base_path with query: none of the client's headers, the row's
+// own and an Accept for JSON. The caller adds the credential through the
+// credential transport (attachCredential) and sends it with callBackend.
+func backendQuestion(ctx context.Context, r *http.Request, b *Backend, method, path, query string) *http.Request {
+	req := r.Clone(ctx)
+	req.Method = method
+	req.Body, req.GetBody, req.ContentLength, req.TransferEncoding = http.NoBody, nil, 0, nil
+	req.Header = http.Header{"Accept": {"application/json"}}
+	rowOf(b.Protocol).prepareRequest(req.Header)
+	setBackendPath(req.URL, b.basePath, path)
+	req.URL.RawQuery = query
+	req.RequestURI = req.URL.RequestURI()
+	return req
+}
 
 // errBackendAborted is the error of a backend call whose response could not
 // be read to its end.

@@ -23,11 +23,8 @@ const maxBackendListBytes = 8 << 20
 // (or, with pass_client_auth, the client's credential) and the protocol's
 // version header. Only the first page is read.
 func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, error) {
-	proto := rowOf(b.Protocol)  // protocols.go
-	req := r.Clone(r.Context()) // Caddy's context: the replacer and vars reverse_proxy needs
-	req.Method = http.MethodGet
-	req.Body, req.GetBody, req.ContentLength, req.TransferEncoding = http.NoBody, nil, 0, nil
-	req.Header = http.Header{"Accept": {"application/json"}}
+	proto := rowOf(b.Protocol)                                                            // protocols.go
+	req := backendQuestion(r.Context(), r, b, http.MethodGet, "/models", proto.listQuery) // backend_call.go
 	key := b.apiKey
 	if b.PassClientAuth {
 		if c := redact.ClientKey(r.Header, r.URL.RawQuery); c != "" {
@@ -41,11 +38,6 @@ func (l *Louter) fetchBackendModels(r *http.Request, b *Backend) ([]string, erro
 		cred = make(http.Header, 1)
 		proto.setKey(cred, key)
 	}
-	proto.prepareRequest(req.Header)
-	setBackendPath(req.URL, b.basePath, "/models")
-	req.URL.RawQuery = proto.listQuery
-	req.RequestURI = req.URL.RequestURI()
-
 	cw, err := callBackend(b, b.attachCredential(req, cred), maxBackendListBytes)
 	switch {
 	case err != nil:

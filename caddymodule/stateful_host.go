@@ -129,11 +129,16 @@ func (s backendState) StatefulAPI() *stateful.API { return rowOf(s.b.Protocol).s
 // the backend in place of its api_key (as rewriteRequest sends it to a
 // backend of the client's protocol).
 func (s backendState) AuthenticatesClient(r *http.Request) bool {
-	b := s.b
-	if !b.PassClientAuth {
-		return false
+	return redact.HasKeyHeader(s.clientCredential(r))
+}
+
+// clientCredential is the credential of the client of r that goes to the
+// backend as the client sent it, under pass_client_auth; nil without it.
+func (s backendState) clientCredential(r *http.Request) http.Header {
+	if !s.b.PassClientAuth {
+		return nil
 	}
-	return redact.HasKeyHeader(takeClientCredentials(r.Header.Clone(), b.Protocol, redact.QueryCredential(r.URL.RawQuery)))
+	return takeClientCredentials(r.Header.Clone(), s.b.Protocol, redact.QueryCredential(r.URL.RawQuery))
 }
 
 // maxBackendDeleteBytes bounds the backend's answer to a DELETE.
@@ -146,27 +151,17 @@ const maxBackendDeleteBytes = 64 << 10
 func (s backendState) DeleteStored(ctx context.Context, r *http.Request, id string) (int, error) {
 	b := s.b
 	proto := rowOf(b.Protocol)
-	req := r.Clone(ctx) // Caddy's context: the replacer and vars reverse_proxy needs
-	req.Method = http.MethodDelete
-	req.Body, req.GetBody, req.ContentLength, req.TransferEncoding = http.NoBody, nil, 0, nil
-	req.Header = http.Header{"Accept": {"application/json"}}
-	var cred http.Header
-	if b.PassClientAuth {
-		cred = takeClientCredentials(r.Header.Clone(), b.Protocol, redact.QueryCredential(r.URL.RawQuery))
-	}
-	if !redact.HasKeyHeader(cred) && b.apiKey != "" {
-		cred = make(http.Header, 1)
-		proto.setKey(cred, b.apiKey)
-	}
-	proto.prepareRequest(req.Header)
 	endpoint := proto.endpoint
 	if b.endpoint != nil {
 		endpoint = b.endpoint
 	}
 	path, query := endpoint("", false)
-	setBackendPath(req.URL, b.basePath, path+"/"+url.PathEscape(id))
-	req.URL.RawQuery = query
-	req.RequestURI = req.URL.RequestURI()
+	req := backendQuestion(ctx, r, b, http.MethodDelete, path+"/"+url.PathEscape(id), query) // backend_call.go
+	cred := s.clientCredential(r)
+	if !redact.HasKeyHeader(cred) && b.apiKey != "" {
+		cred = make(http.Header, 1)
+		proto.setKey(cred, b.apiKey)
+	}
 
 	rec, err := callBackend(b, b.attachCredential(req, cred), maxBackendDeleteBytes)
 	if err != nil {
